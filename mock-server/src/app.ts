@@ -1,0 +1,60 @@
+import swagger from '@fastify/swagger';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { adminService } from './admin/index.js';
+import { contextPlugin } from './context.js';
+import { apiErrorSchema, installErrorHandling } from './errors.js';
+import { eventsService } from './events/index.js';
+import { idpService } from './idp/index.js';
+import { mainService } from './main/index.js';
+import { type MockServerOptions, resolveOptions } from './options.js';
+import { standbyService } from './standby/index.js';
+
+/** Base paths of the four services (DECISIONS.md "Mock server command line"). */
+export const SERVICE_PREFIXES = {
+  main: '/main',
+  standby: '/standby',
+  events: '/events',
+  idp: '/idp',
+} as const;
+
+/**
+ * Builds the mock server (all services on one instance) without listening, so tests can call
+ * `app.inject()` or `app.listen({ port: 0 })`.
+ *
+ * @example
+ * const app = await buildApp({ state: 'active' });
+ * const res = await app.inject({ method: 'GET', url: '/idp/.well-known/jwks.json' });
+ */
+export async function buildApp(options: MockServerOptions = {}): Promise<FastifyInstance> {
+  const config = resolveOptions(options);
+  const app = Fastify({
+    logger: options.logger ?? false,
+    // Keep-alive sockets and parked long polls must not hold up shutdown.
+    forceCloseConnections: true,
+    return503OnClosing: true,
+  });
+  installErrorHandling(app);
+  app.addSchema(apiErrorSchema);
+
+  await app.register(swagger, {
+    openapi: {
+      info: {
+        title: 'Standby licensing mock server',
+        version: '0.1.0',
+        description:
+          'Standby licensing service, mock main service, ID-token issuer, event data service.',
+      },
+    },
+  });
+  await app.register(contextPlugin, { config });
+
+  await app.register(standbyService, { prefix: SERVICE_PREFIXES.standby });
+  await app.register(mainService, { prefix: SERVICE_PREFIXES.main });
+  await app.register(idpService, { prefix: SERVICE_PREFIXES.idp });
+  await app.register(eventsService, { prefix: SERVICE_PREFIXES.events });
+  if (config.admin) await app.register(adminService, { prefix: '/admin' });
+
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  await app.ready();
+  return app;
+}

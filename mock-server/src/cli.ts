@@ -1,0 +1,126 @@
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { type StartServerOptions, startServer } from './server.js';
+
+const USAGE = `Usage: standby-mock-server [options]
+
+  --port <n>                  port (default 8787; 0 picks a free port)
+  --host <host>               host (default 127.0.0.1)
+  --api-key <key>             standby management key (default: generated, kept in --data-dir)
+  --data-dir <dir>            keep keys, state and events on disk (default: memory only)
+  --state dormant|active      initial standby state (default dormant)
+  --idp-public-key <file>     PEM or JWKS trusted for ID tokens (repeatable)
+  --issuer <iss>              ID-token issuer (default: <origin>/idp)
+  --client-id <id>            client id required in ID-token aud (default mock-client)
+  --service-public-key <file> main deployment key for ServiceKeyHash (repeatable)
+  --event-writer-key <file>   public key trusted to sign events (repeatable)
+  --event-reader-key <file>   public key trusted to sign read JWTs (repeatable)
+  --require-signed-events     refuse legacy application/json event writes
+  --items <a,b,...>           mock main catalogue (default: every item)
+  --propagation-delay-ms <n>  delay before enable/disable takes effect (default 0)
+  --admin                     serve /admin (fault injection, reset, clock offset)
+  --help                      show this help
+`;
+
+function readKeys(files: string[] | undefined): string[] | undefined {
+  return files?.map((file) => readFileSync(file, 'utf8'));
+}
+
+function parseCommandLine(argv: string[]): StartServerOptions | undefined {
+  const { values } = parseArgs({
+    args: argv,
+    strict: true,
+    options: {
+      port: { type: 'string' },
+      host: { type: 'string' },
+      'api-key': { type: 'string' },
+      'data-dir': { type: 'string' },
+      state: { type: 'string' },
+      'idp-public-key': { type: 'string', multiple: true },
+      issuer: { type: 'string' },
+      'client-id': { type: 'string' },
+      'service-public-key': { type: 'string', multiple: true },
+      'event-writer-key': { type: 'string', multiple: true },
+      'event-reader-key': { type: 'string', multiple: true },
+      'require-signed-events': { type: 'boolean' },
+      items: { type: 'string' },
+      'propagation-delay-ms': { type: 'string' },
+      admin: { type: 'boolean' },
+      help: { type: 'boolean' },
+    },
+  });
+  if (values.help) return undefined;
+  const port = values.port === undefined ? 8787 : Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new TypeError(`--port must be an integer from 0 to 65535, got ${values.port}`);
+  }
+  const options: StartServerOptions = { port };
+  if (values.host !== undefined) options.host = values.host;
+  if (values['api-key'] !== undefined) options.apiKey = values['api-key'];
+  if (values['data-dir'] !== undefined) options.dataDir = values['data-dir'];
+  if (values.state !== undefined) options.state = values.state as 'dormant' | 'active';
+  const idp = readKeys(values['idp-public-key']);
+  if (idp) options.idpPublicKeys = idp;
+  if (values.issuer !== undefined) options.issuer = values.issuer;
+  if (values['client-id'] !== undefined) options.clientId = values['client-id'];
+  const service = readKeys(values['service-public-key']);
+  if (service) options.servicePublicKeys = service;
+  const writers = readKeys(values['event-writer-key']);
+  if (writers) options.eventWriterKeys = writers;
+  const readers = readKeys(values['event-reader-key']);
+  if (readers) options.eventReaderKeys = readers;
+  if (values['require-signed-events']) options.requireSignedEvents = true;
+  if (values.items !== undefined) {
+    options.items = values.items
+      .split(',')
+      .map((item) => item.trim())
+      .filter(Boolean);
+  }
+  if (values['propagation-delay-ms'] !== undefined) {
+    options.propagationDelayMs = Number(values['propagation-delay-ms']);
+  }
+  if (values.admin) options.admin = true;
+  return options;
+}
+
+async function main(): Promise<void> {
+  let options: StartServerOptions | undefined;
+  try {
+    options = parseCommandLine(process.argv.slice(2));
+  } catch (err) {
+    process.stderr.write(`standby-mock-server: ${(err as Error).message}\n\n${USAGE}`);
+    process.exit(2);
+  }
+  if (!options) {
+    process.stdout.write(USAGE);
+    return;
+  }
+  const server = await startServer({
+    ...options,
+    logger: { level: 'info', stream: process.stderr },
+  });
+  process.stdout.write(`${JSON.stringify(server.info)}\n`);
+
+  let closing = false;
+  const shutdown = (signal: string) => {
+    if (closing) return;
+    closing = true;
+    server.app.log.info({ signal }, 'shutting down');
+    server.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        process.stderr.write(`standby-mock-server: shutdown failed: ${String(err)}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGINT', () => shutdown('SIGINT'));
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(
+    `standby-mock-server: ${err instanceof Error ? err.message : String(err)}\n`,
+  );
+  process.exit(1);
+});

@@ -1,0 +1,45 @@
+import type { FastifyInstance } from 'fastify';
+import { toPublicJwk } from '../crypto/jwk.js';
+import { signCompactJws } from '../crypto/jws.js';
+import { discoverySchema, jwksSchema, tokenRequestSchema } from './schemas.js';
+
+interface TokenRequest {
+  sub: string;
+  email?: string;
+  aud?: string | string[];
+  expiresInSeconds?: number;
+}
+
+/** The built-in ID-token issuer, mounted at `/idp`: discovery, JWKS and `POST /token`. */
+export async function idpService(app: FastifyInstance): Promise<void> {
+  app.get('/.well-known/openid-configuration', { schema: discoverySchema }, async () => {
+    const issuer = app.config.issuer;
+    return {
+      issuer,
+      jwks_uri: `${issuer}/.well-known/jwks.json`,
+      token_endpoint: `${issuer}/token`,
+      id_token_signing_alg_values_supported: ['RS256'],
+      subject_types_supported: ['public'],
+      response_types_supported: ['id_token'],
+    };
+  });
+
+  app.get('/.well-known/jwks.json', { schema: jwksSchema }, async () => ({
+    keys: [toPublicJwk(app.keyring.issuer)],
+  }));
+
+  app.post<{ Body: TokenRequest }>('/token', { schema: tokenRequestSchema }, async (request) => {
+    const { sub, email, aud, expiresInSeconds = 3600 } = request.body;
+    const iat = Math.floor(app.clock.now() / 1000);
+    const payload = {
+      iss: app.config.issuer,
+      sub,
+      aud: aud ?? [app.config.clientId],
+      iat,
+      exp: iat + expiresInSeconds,
+      ...(email !== undefined ? { email } : {}),
+    };
+    const header = { alg: 'RS256', kid: app.keyring.issuer.kid, typ: 'JWT' };
+    return { id_token: signCompactJws(header, payload, app.keyring.issuer.privateKey) };
+  });
+}

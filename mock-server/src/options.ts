@@ -1,0 +1,115 @@
+import { randomBytes } from 'node:crypto';
+import { parsePublicKeys, type TrustedKey } from './crypto/public-keys.js';
+
+/** Options of {@link buildApp}; the command line maps onto these one to one. */
+export interface MockServerOptions {
+  /** Management API key of the standby. Default: generated once (kept in `dataDir` when set). */
+  apiKey?: string;
+  /** Folder for keys, state and events. Default: memory only. */
+  dataDir?: string;
+  /** Initial standby state on first start. Default `'dormant'`, as the spec says. */
+  state?: 'dormant' | 'active';
+  /** PEM or JWKS texts of keys trusted for ID tokens. Default: the built-in issuer's key. */
+  idpPublicKeys?: string[];
+  /** `iss` of trusted ID tokens and of the built-in issuer. Default: `<origin>/idp`. */
+  issuer?: string;
+  /** OAuth client id that ID tokens' `aud` must contain. Default `'mock-client'`. */
+  clientId?: string;
+  /** PEM texts of main deployment keys for ServiceKeyHash. Default: the mock main's key. */
+  servicePublicKeys?: string[];
+  /** PEM or JWKS texts of keys trusted to sign written events. Default: none (no check). */
+  eventWriterKeys?: string[];
+  /** PEM or JWKS texts of keys trusted to sign read JWTs. Default: the built-in issuer's key. */
+  eventReaderKeys?: string[];
+  /** Refuse legacy `application/json` event writes. Default false. */
+  requireSignedEvents?: boolean;
+  /** Catalogue of the mock main service. Default `['*']`: every item is licensed. */
+  items?: string[];
+  /** Serve `/admin` (fault injection, reset, clock offset). Default false. */
+  admin?: boolean;
+  /** Delay before an enable/disable takes effect, in ms (at most 300 000). Default 0. */
+  propagationDelayMs?: number;
+  /** Base clock in ms since the epoch. Default `Date.now`. */
+  now?: () => number;
+  /** Fastify logger setting. Default false. */
+  logger?: boolean | Record<string, unknown>;
+}
+
+/** Options after defaults and parsing; what the services read from `app.config`. */
+export interface ResolvedOptions {
+  apiKey: string | undefined;
+  dataDir: string | undefined;
+  state: 'dormant' | 'active';
+  idpPublicKeys: TrustedKey[] | undefined;
+  /** Mutable: the server sets it to its real origin after listening when none was given. */
+  issuer: string;
+  issuerExplicit: boolean;
+  clientId: string;
+  servicePublicKeys: TrustedKey[] | undefined;
+  eventWriterKeys: TrustedKey[];
+  eventReaderKeys: TrustedKey[] | undefined;
+  requireSignedEvents: boolean;
+  items: ReadonlySet<string>;
+  admin: boolean;
+  propagationDelayMs: number;
+  now: () => number;
+}
+
+/** Creates a random management API key. */
+export function generateApiKey(): string {
+  return randomBytes(24).toString('base64url');
+}
+
+const KNOWN = new Set([
+  'apiKey',
+  'dataDir',
+  'state',
+  'idpPublicKeys',
+  'issuer',
+  'clientId',
+  'servicePublicKeys',
+  'eventWriterKeys',
+  'eventReaderKeys',
+  'requireSignedEvents',
+  'items',
+  'admin',
+  'propagationDelayMs',
+  'now',
+  'logger',
+]);
+
+function keys(texts: string[] | undefined, name: string): TrustedKey[] | undefined {
+  return texts?.flatMap((text, i) => parsePublicKeys(text, `${name}[${i}]`));
+}
+
+/** Applies defaults and validates; throws a TypeError naming the bad option. */
+export function resolveOptions(options: MockServerOptions = {}): ResolvedOptions {
+  for (const key of Object.keys(options)) {
+    if (!KNOWN.has(key)) throw new TypeError(`Unknown option: ${key}`);
+  }
+  const state = options.state ?? 'dormant';
+  if (state !== 'dormant' && state !== 'active') {
+    throw new TypeError(`state must be 'dormant' or 'active', got ${String(state)}`);
+  }
+  const delay = options.propagationDelayMs ?? 0;
+  if (!Number.isInteger(delay) || delay < 0 || delay > 300_000) {
+    throw new TypeError('propagationDelayMs must be an integer from 0 to 300000');
+  }
+  return {
+    apiKey: options.apiKey,
+    dataDir: options.dataDir,
+    state,
+    idpPublicKeys: keys(options.idpPublicKeys, 'idpPublicKeys'),
+    issuer: options.issuer ?? 'http://localhost/idp',
+    issuerExplicit: options.issuer !== undefined,
+    clientId: options.clientId ?? 'mock-client',
+    servicePublicKeys: keys(options.servicePublicKeys, 'servicePublicKeys'),
+    eventWriterKeys: keys(options.eventWriterKeys, 'eventWriterKeys') ?? [],
+    eventReaderKeys: keys(options.eventReaderKeys, 'eventReaderKeys'),
+    requireSignedEvents: options.requireSignedEvents ?? false,
+    items: new Set(options.items ?? ['*']),
+    admin: options.admin ?? false,
+    propagationDelayMs: delay,
+    now: options.now ?? Date.now,
+  };
+}

@@ -1,0 +1,54 @@
+import type { FastifyInstance } from 'fastify';
+import { buildApp, SERVICE_PREFIXES } from './app.js';
+import type { MockServerOptions } from './options.js';
+
+/** Options of {@link startServer}: the app's options plus where to listen. */
+export interface StartServerOptions extends MockServerOptions {
+  /** Port; `0` picks a free one. Default 8787. */
+  port?: number;
+  /** Host to bind. Default `'127.0.0.1'`. */
+  host?: string;
+}
+
+/** Absolute base URLs of a running mock server, plus its management API key. */
+export interface ServerInfo {
+  mainUrl: string;
+  standbyUrl: string;
+  eventUrl: string;
+  idpUrl: string;
+  apiKey: string;
+}
+
+/** A listening mock server. */
+export interface RunningServer {
+  app: FastifyInstance;
+  info: ServerInfo;
+  /** Stops listening, releases parked long polls and closes stores. */
+  close(): Promise<void>;
+}
+
+/**
+ * Builds and starts the mock server.
+ *
+ * @example
+ * const server = await startServer({ port: 0, state: 'active' });
+ * console.log(server.info.standbyUrl);
+ * await server.close();
+ */
+export async function startServer(options: StartServerOptions = {}): Promise<RunningServer> {
+  const { port = 8787, host = '127.0.0.1', ...appOptions } = options;
+  const app = await buildApp(appOptions);
+  await app.listen({ port, host });
+  const address = app.server.address();
+  const actualPort = typeof address === 'object' && address ? address.port : port;
+  const origin = `http://${host.includes(':') ? `[${host}]` : host}:${actualPort}`;
+  if (!app.config.issuerExplicit) app.config.issuer = `${origin}${SERVICE_PREFIXES.idp}`;
+  const info: ServerInfo = {
+    mainUrl: `${origin}${SERVICE_PREFIXES.main}`,
+    standbyUrl: `${origin}${SERVICE_PREFIXES.standby}`,
+    eventUrl: `${origin}${SERVICE_PREFIXES.events}`,
+    idpUrl: `${origin}${SERVICE_PREFIXES.idp}`,
+    apiKey: app.apiKey,
+  };
+  return { app, info, close: () => app.close() };
+}

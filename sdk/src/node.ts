@@ -1,0 +1,2 @@
+// Node-only parts of the SDK (file stores), kept out of the runtime-agnostic main entry.
+export {};
