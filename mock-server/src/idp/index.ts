@@ -8,9 +8,14 @@ interface TokenRequest {
   email?: string;
   aud?: string | string[];
   expiresInSeconds?: number;
+  claims?: Record<string, unknown>;
 }
 
-/** The built-in ID-token issuer, mounted at `/idp`: discovery, JWKS and `POST /token`. */
+/**
+ * The built-in ID-token issuer, mounted at `/idp`: discovery, JWKS and `POST /token`. The token
+ * endpoint also takes extra `claims`, so the same key mints event-feed read JWTs
+ * (`{ "claims": { "*": true } }`) for a server started without `--event-reader-key`.
+ */
 export async function idpService(app: FastifyInstance): Promise<void> {
   app.get('/.well-known/openid-configuration', { schema: discoverySchema }, async () => {
     const issuer = app.config.issuer;
@@ -29,9 +34,10 @@ export async function idpService(app: FastifyInstance): Promise<void> {
   }));
 
   app.post<{ Body: TokenRequest }>('/token', { schema: tokenRequestSchema }, async (request) => {
-    const { sub, email, aud, expiresInSeconds = 3600 } = request.body;
+    const { sub, email, aud, expiresInSeconds = 3600, claims } = request.body;
     const iat = Math.floor(app.clock.now() / 1000);
     const payload = {
+      ...claims,
       iss: app.config.issuer,
       sub,
       aud: aud ?? [app.config.clientId],

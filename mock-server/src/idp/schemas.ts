@@ -15,6 +15,11 @@ export const tokenRequestSchema = {
         anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' }, minItems: 1 }],
       },
       expiresInSeconds: { type: 'integer', minimum: 1, maximum: 31_536_000 },
+      claims: {
+        type: 'object',
+        description: 'Extra claims, e.g. `{ "*": true }` for an event-feed read token',
+        additionalProperties: true,
+      },
     },
   },
   response: {
