@@ -13,4 +13,14 @@ export {
 
 // --- licensing client (failover, auth, lease) ---
 
+export {
+  createIdTokenSource,
+  type IdTokenResult,
+  type IdTokenSource,
+  type IdTokenSourceOptions,
+  type IdTokenStore,
+} from './auth/id-token-source.js';
+export { createMemoryIdTokenStore } from './auth/memory-id-token-store.js';
+export { canonicalPublicKeyPem, computeServiceKeyHash } from './auth/service-key-hash.js';
+
 // --- event feeds ---

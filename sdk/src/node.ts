@@ -1,2 +1,2 @@
 // Node-only parts of the SDK (file stores), kept out of the runtime-agnostic main entry.
-export {};
+export { createFileIdTokenStore } from './auth/file-id-token-store.js';

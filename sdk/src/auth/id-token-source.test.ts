@@ -1,0 +1,269 @@
+import fc from 'fast-check';
+import { describe, expect, it, vi } from 'vitest';
+import { createIdTokenSource, type IdTokenStore } from './id-token-source.js';
+import { createMemoryIdTokenStore } from './memory-id-token-store.js';
+
+const HOUR = 3_600_000;
+const GRACE = 86_400_000;
+const T0 = Date.UTC(2030, 0, 1);
+
+const segment = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+
+/** An ID-token-shaped JWT (the source never verifies signatures, it only reads `exp`). */
+function idToken(expMs: number, sub = 'user-1'): string {
+  return `${segment({ alg: 'RS256', kid: 'k1' })}.${segment({ sub, exp: Math.floor(expMs / 1000) })}.c2ln`;
+}
+
+function clock(start = T0) {
+  let now = start;
+  return {
+    now: () => now,
+    set: (value: number) => {
+      now = value;
+    },
+  };
+}
+
+function deferred<T>() {
+  let resolve!: (value: T) => void;
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
+
+describe('createIdTokenSource', () => {
+  it('uses a fresh token without asking the provider again', async () => {
+    const time = clock();
+    const token = idToken(T0 + HOUR);
+    const provider = vi.fn(() => token);
+    const source = createIdTokenSource({ provider, now: time.now });
+
+    await expect(source.get('main')).resolves.toEqual({
+      token,
+      inGrace: false,
+      expiresAt: Math.floor((T0 + HOUR) / 1000) * 1000,
+    });
+    time.set(T0 + HOUR / 2);
+    await expect(source.get('standby')).resolves.toMatchObject({ token, inGrace: false });
+    expect(provider).toHaveBeenCalledTimes(1);
+    expect(source.expiresAt).toBe(T0 + HOUR);
+  });
+
+  it('asks the provider once for concurrent callers when the token expired', async () => {
+    const time = clock();
+    const first = idToken(T0 + HOUR);
+    const second = idToken(T0 + 3 * HOUR);
+    const pending = deferred<string>();
+    const provider = vi.fn<() => string | Promise<string>>(() => first);
+    const source = createIdTokenSource({ provider, now: time.now });
+    await source.get('main');
+
+    time.set(T0 + HOUR + 1);
+    provider.mockImplementation(() => pending.promise);
+    const calls = [source.get('main'), source.get('standby'), source.get('main')];
+    pending.resolve(second);
+    const results = await Promise.all(calls);
+
+    expect(provider).toHaveBeenCalledTimes(2);
+    expect(results.map((result) => result.token)).toEqual([second, second, second]);
+    expect(source.expiresAt).toBe(T0 + 3 * HOUR);
+  });
+
+  it('refreshes a token that expires within refreshSkewMs', async () => {
+    const time = clock();
+    const provider = vi.fn(() => idToken(time.now() + HOUR));
+    const source = createIdTokenSource({ provider, now: time.now, refreshSkewMs: 60_000 });
+    await source.get('main');
+    time.set(T0 + HOUR - 59_000);
+    await source.get('main');
+    expect(provider).toHaveBeenCalledTimes(2);
+  });
+
+  it('asks the provider on forceRefresh even when the token is unexpired', async () => {
+    const time = clock();
+    const provider = vi.fn(() => idToken(time.now() + HOUR));
+    const source = createIdTokenSource({ provider, now: time.now });
+    await source.get('main');
+    time.set(T0 + 1000);
+    await source.get('main', { forceRefresh: true });
+    expect(provider).toHaveBeenCalledTimes(2);
+  });
+
+  it('falls back to the cached token on the standby within the grace; main gets UNAUTHORIZED', async () => {
+    const time = clock();
+    const token = idToken(T0 + HOUR);
+    const outage = new Error('identity provider unreachable');
+    const provider = vi.fn<() => string>(() => token);
+    const source = createIdTokenSource({ provider, now: time.now });
+    await source.get('main');
+
+    provider.mockImplementation(() => {
+      throw outage;
+    });
+    time.set(T0 + HOUR + 5 * HOUR);
+    await expect(source.get('standby')).resolves.toEqual({
+      token,
+      inGrace: true,
+      expiresAt: T0 + HOUR,
+    });
+    const refused = await source.get('main').catch((error: unknown) => error);
+    expect(refused).toMatchObject({ name: 'LicensingError', code: 'UNAUTHORIZED', cause: outage });
+  });
+
+  it('refuses with ID_TOKEN_EXPIRED past the grace', async () => {
+    const time = clock();
+    const provider = vi.fn<() => string>(() => idToken(T0 + HOUR));
+    const source = createIdTokenSource({ provider, now: time.now });
+    await source.get('standby');
+    provider.mockRejectedValue(new Error('down'));
+
+    time.set(T0 + HOUR + GRACE);
+    await expect(source.get('standby')).resolves.toMatchObject({ inGrace: true });
+    time.set(T0 + HOUR + GRACE + 1);
+    await expect(source.get('standby')).rejects.toMatchObject({ code: 'ID_TOKEN_EXPIRED' });
+  });
+
+  it('rejects with UNAUTHORIZED when the provider fails and nothing is cached', async () => {
+    const source = createIdTokenSource({
+      provider: () => Promise.reject(new Error('down')),
+      now: () => T0,
+    });
+    await expect(source.get('standby')).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+  });
+
+  it('rejects an unparsable provider token with UNAUTHORIZED and does not cache it', async () => {
+    const store = createMemoryIdTokenStore();
+    for (const bad of ['not-a-jwt', `${segment({ alg: 'RS256' })}.${segment({ sub: 'x' })}.c2ln`]) {
+      const source = createIdTokenSource({ provider: () => bad, store, now: () => T0 });
+      await expect(source.get('main')).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+      expect(source.expiresAt).toBeUndefined();
+    }
+    await expect(store.load()).resolves.toBeUndefined();
+  });
+
+  it('treats an already expired provider token as unusable on main, in grace on the standby', async () => {
+    const token = idToken(T0 - HOUR);
+    const source = createIdTokenSource({ provider: () => token, now: () => T0 });
+    await expect(source.get('main')).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+    await expect(source.get('standby')).resolves.toEqual({
+      token,
+      inGrace: true,
+      expiresAt: T0 - HOUR,
+    });
+  });
+
+  it('keeps the newer cached token when the provider returns an older expired one', async () => {
+    const time = clock();
+    const newer = idToken(T0 + HOUR);
+    const provider = vi.fn<() => string>(() => newer);
+    const source = createIdTokenSource({ provider, now: time.now });
+    await source.get('main');
+    provider.mockReturnValue(idToken(T0 - HOUR));
+    time.set(T0 + 2 * HOUR);
+    await expect(source.get('standby')).resolves.toMatchObject({ token: newer, inGrace: true });
+  });
+
+  it('persists each good token and a new instance (a restart) loads it lazily', async () => {
+    const time = clock();
+    const store = createMemoryIdTokenStore();
+    const token = idToken(T0 + HOUR);
+    const first = createIdTokenSource({ provider: () => token, store, now: time.now });
+    await first.get('main');
+    await expect(store.load()).resolves.toBe(token);
+
+    const load = vi.spyOn(store, 'load');
+    const provider = vi.fn(() => Promise.reject(new Error('idp down mid-outage')));
+    const restarted = createIdTokenSource({ provider, store, now: time.now });
+    expect(load).not.toHaveBeenCalled();
+    expect(restarted.expiresAt).toBeUndefined();
+
+    time.set(T0 + 2 * HOUR);
+    await expect(restarted.get('standby')).resolves.toEqual({
+      token,
+      inGrace: true,
+      expiresAt: T0 + HOUR,
+    });
+    await restarted.get('standby');
+    expect(load).toHaveBeenCalledTimes(1);
+  });
+
+  it('uses an unexpired stored token without calling the provider', async () => {
+    const store = createMemoryIdTokenStore();
+    const token = idToken(T0 + HOUR);
+    await store.save(token);
+    const provider = vi.fn(() => idToken(T0 + 2 * HOUR));
+    const source = createIdTokenSource({ provider, store, now: () => T0 });
+    await expect(source.get('main')).resolves.toMatchObject({ token });
+    expect(provider).not.toHaveBeenCalled();
+  });
+
+  it('carries on in memory when the store fails, reporting through onStoreError', async () => {
+    const broken: IdTokenStore = {
+      load: () => Promise.reject(new Error('load failed')),
+      save: () => Promise.reject(new Error('save failed')),
+      clear: () => Promise.resolve(),
+    };
+    const onStoreError = vi.fn();
+    const token = idToken(T0 + HOUR);
+    const source = createIdTokenSource({
+      provider: () => token,
+      store: broken,
+      now: () => T0,
+      onStoreError,
+    });
+    await expect(source.get('main')).resolves.toMatchObject({ token });
+    expect(onStoreError).toHaveBeenCalledTimes(2);
+  });
+
+  it('rejects with the abort reason when the signal aborts, leaving the shared call running', async () => {
+    const pending = deferred<string>();
+    const provider = vi.fn(() => pending.promise);
+    const source = createIdTokenSource({ provider, now: () => T0 });
+    const controller = new AbortController();
+    const aborted = source.get('main', { signal: controller.signal });
+    const other = source.get('main');
+    controller.abort(new Error('user cancelled'));
+    await expect(aborted).rejects.toThrow('user cancelled');
+    pending.resolve(idToken(T0 + HOUR));
+    await expect(other).resolves.toMatchObject({ inGrace: false });
+    expect(provider).toHaveBeenCalledTimes(1);
+  });
+
+  it('validates its options with a TypeError naming the option', () => {
+    expect(() => createIdTokenSource({ provider: 'x' as never })).toThrow(/provider/);
+    expect(() => createIdTokenSource({ provider: () => '', graceMs: -1 })).toThrow(/graceMs/);
+  });
+
+  it('accepts exactly while now <= exp + grace (property)', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 0, max: 2_000_000_000 }),
+        fc.integer({ min: 0, max: 2 * GRACE }),
+        fc.integer({ min: -5_000, max: 5_000 }),
+        async (expSeconds, graceMs, offsetMs) => {
+          const exp = expSeconds * 1000;
+          let now = exp - HOUR;
+          let fail = false;
+          const source = createIdTokenSource({
+            provider: () => (fail ? Promise.reject(new Error('down')) : idToken(exp)),
+            now: () => now,
+            graceMs,
+          });
+          await source.get('standby');
+          fail = true;
+          now = exp + graceMs + offsetMs;
+          const outcome = await source.get('standby').then(
+            (result) => result.inGrace || now < exp,
+            (error: { code?: string }) => error.code,
+          );
+          if (now <= exp + graceMs) expect(outcome).toBe(true);
+          else expect(outcome).toBe('ID_TOKEN_EXPIRED');
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+});
