@@ -1,4 +1,138 @@
 import type { FastifyInstance } from 'fastify';
+import { API_KEY_HEADER, createApiKeyCheck } from '../auth/api-key.js';
+import { createAuthenticator } from '../auth/authenticate.js';
+import { ApiError } from '../errors.js';
+import { issueLeaseTokens } from '../licensing/issue-lease-tokens.js';
+import { parseAuthzRequest } from '../licensing/parse-authz-request.js';
+import {
+  addFormBodyParser,
+  rawParameters,
+  serviceBaseUrl,
+} from '../licensing/request-parameters.js';
+import {
+  authzSchema,
+  disabledSchema,
+  disableSchema,
+  enabledStatusSchema,
+  enableSchema,
+  jwksSchema,
+  signingKeySchema,
+} from './schemas.js';
+import { loadSigningKeyRing } from './signing-keys.js';
+import { loadStandbyState } from './standby-state.js';
 
-/** The standby service, mounted at `/standby`. TODO: routes arrive with their issue. */
-export async function standbyService(_app: FastifyInstance): Promise<void> {}
+/** ID tokens stay acceptable on the standby for 24 h after `exp`. */
+const ID_TOKEN_GRACE_SECONDS = 86_400;
+const SIGNING_KEY_HEADER = 'service-signingkeyid';
+
+/**
+ * The standby licensing service, mounted at `/standby`: management calls (`Service-ApiKey`),
+ * status checks, signing keys with their certificate chains, JWKS and `/authz/.jwt`.
+ * Registers the `standby` reset hook (back to the initial state; signing keys are kept).
+ */
+export async function standbyService(app: FastifyInstance): Promise<void> {
+  const now = () => app.clock.now();
+  const [keys, state] = await Promise.all([
+    loadSigningKeyRing(app.store, now),
+    loadStandbyState(app.store, {
+      initial: app.config.state,
+      propagationDelayMs: app.config.propagationDelayMs,
+      now,
+    }),
+  ]);
+  const checkApiKey = createApiKeyCheck(app.apiKey);
+  const authenticate = createAuthenticator(app, {
+    realm: 'standby',
+    schemes: ['IdToken', 'ServiceKeyHash'],
+    graceSeconds: ID_TOKEN_GRACE_SECONDS,
+  });
+  const prefix = app.prefix;
+  const dormant = () =>
+    new ApiError(403, 'standby_dormant', 'The standby licensing service is dormant');
+
+  app.resets.set('standby', () => state.reset());
+  addFormBodyParser(app);
+
+  app.route({
+    method: ['PATCH', 'POST', 'PUT'],
+    url: '/enabled',
+    schema: enableSchema,
+    handler: async (request) => {
+      checkApiKey(request.headers[API_KEY_HEADER]);
+      await state.set('active');
+      return true;
+    },
+  });
+
+  app.get('/enabled', { schema: enabledStatusSchema }, async (request) => {
+    authenticate(request);
+    return state.current() === 'active';
+  });
+
+  app.route({
+    method: ['PATCH', 'POST', 'PUT'],
+    url: '/disabled',
+    schema: disableSchema,
+    handler: async (request) => {
+      checkApiKey(request.headers[API_KEY_HEADER]);
+      await state.set('dormant');
+      return true;
+    },
+  });
+
+  // GET /disabled is a management call when it carries Service-ApiKey, else a status check.
+  app.get('/disabled', { schema: disabledSchema }, async (request) => {
+    if (request.headers[API_KEY_HEADER] !== undefined) {
+      checkApiKey(request.headers[API_KEY_HEADER]);
+      await state.set('dormant');
+      return true;
+    }
+    authenticate(request);
+    return state.current() === 'dormant';
+  });
+
+  app.post('/signing-keys', { schema: signingKeySchema }, async (request, reply) => {
+    checkApiKey(request.headers[API_KEY_HEADER]);
+    const { key, chain } = await keys.generate();
+    return reply.code(201).send({
+      keyId: key.kid,
+      rootCertificate: chain.rootCertificate,
+      signingCertificate: chain.signingCertificate,
+      notBefore: chain.notBefore,
+      notAfter: chain.notAfter,
+    });
+  });
+
+  app.get('/.well-known/jwks.json', { schema: jwksSchema }, async (request) => {
+    authenticate(request);
+    if (state.current() !== 'active') throw dormant();
+    return keys.jwks();
+  });
+
+  app.route({
+    method: ['GET', 'POST'],
+    url: '/authz/.jwt',
+    schema: authzSchema,
+    handler: (request, reply) => {
+      const caller = authenticate(request);
+      if (state.current() !== 'active') throw dormant();
+      const wanted = request.headers[SIGNING_KEY_HEADER];
+      let signer = keys.current;
+      if (wanted !== undefined) {
+        const found = typeof wanted === 'string' ? keys.get(wanted) : undefined;
+        if (!found) {
+          throw new ApiError(400, 'unknown_signing_key', 'Service-SigningKeyId names no key');
+        }
+        signer = found;
+      }
+      const [query, body] = rawParameters(request);
+      const tokens = issueLeaseTokens(parseAuthzRequest(query, body), {
+        issuer: serviceBaseUrl(request, prefix),
+        subject: caller.sub,
+        now: now(),
+        signer: signer.key,
+      });
+      return reply.type('application/jwt').send(tokens);
+    },
+  });
+}

@@ -1,0 +1,101 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { TrustedKey } from '../crypto/public-keys.js';
+import { ApiError } from '../errors.js';
+import { computeServiceKeyHash } from './service-key-hash.js';
+import { createIdTokenVerifier, type IdTokenClaims } from './verify-id-token.js';
+
+/** Authorization schemes the services accept. */
+export type AuthScheme = 'IdToken' | 'ServiceKeyHash' | 'Bearer';
+
+/** Who made an authenticated request. */
+export interface Caller {
+  /** The ID token's `sub`, or `service` for ServiceKeyHash callers. */
+  sub: string;
+  scheme: AuthScheme;
+  /** The ID token's claims (IdToken and Bearer only). */
+  claims?: IdTokenClaims;
+}
+
+/** Options of {@link createAuthenticator}. */
+export interface AuthenticatorOptions {
+  /** Realm named in `WWW-Authenticate`, e.g. `standby`. */
+  realm: string;
+  /** Schemes accepted, in the order `WWW-Authenticate` names them. */
+  schemes: readonly AuthScheme[];
+  /** Seconds an ID token stays acceptable after `exp`. */
+  graceSeconds: number;
+}
+
+/** Authenticates a request's `Authorization` header or throws a 401 ApiError. */
+export type Authenticator = (request: FastifyRequest) => Caller;
+
+const SCHEME_NAMES = new Map<string, AuthScheme>([
+  ['idtoken', 'IdToken'],
+  ['servicekeyhash', 'ServiceKeyHash'],
+  ['bearer', 'Bearer'],
+]);
+
+/**
+ * Creates the `Authorization` check of one service: IdToken (and Bearer where allowed) ID tokens
+ * against `config.idpPublicKeys` (default: the built-in issuer's key), ServiceKeyHash against the
+ * hashes of `config.servicePublicKeys` (default: the mock main's key). Failures are 401 with
+ * `unauthorized` (no header) or `invalid_token`, and `WWW-Authenticate` naming the schemes.
+ *
+ * @example
+ * const authenticate = createAuthenticator(app, { realm: 'standby',
+ *   schemes: ['IdToken', 'ServiceKeyHash'], graceSeconds: 86_400 });
+ * const { sub } = authenticate(request);
+ */
+export function createAuthenticator(
+  app: FastifyInstance,
+  options: AuthenticatorOptions,
+): Authenticator {
+  const { config, keyring } = app;
+  const trusted: readonly TrustedKey[] = config.idpPublicKeys ?? [
+    { kid: keyring.issuer.kid, key: keyring.issuer.publicKey },
+  ];
+  const verifyIdToken = createIdTokenVerifier({
+    keys: () => trusted,
+    issuer: () => config.issuer,
+    clientId: config.clientId,
+    now: () => app.clock.now(),
+    graceSeconds: options.graceSeconds,
+  });
+  const hashes = new Set(
+    (config.servicePublicKeys?.map((k) => k.key) ?? [keyring.main.publicKey]).map(
+      computeServiceKeyHash,
+    ),
+  );
+  const accepted = new Set(options.schemes);
+  const challenge = {
+    'www-authenticate': options.schemes.map((s) => `${s} realm="${options.realm}"`).join(', '),
+  };
+  const fail = (error: string, description: string) =>
+    new ApiError(401, error, description, challenge);
+
+  return (request) => {
+    const header = request.headers.authorization;
+    if (header === undefined || header === '') {
+      throw fail('unauthorized', 'The Authorization header is missing');
+    }
+    const space = header.indexOf(' ');
+    const scheme = space > 0 ? SCHEME_NAMES.get(header.slice(0, space).toLowerCase()) : undefined;
+    const credentials = space > 0 ? header.slice(space + 1).trim() : '';
+    if (!scheme || !accepted.has(scheme) || credentials === '') {
+      throw fail('invalid_token', `Expected ${options.schemes.join(' or ')} credentials`);
+    }
+    if (scheme === 'ServiceKeyHash') {
+      if (!hashes.has(credentials.toLowerCase())) {
+        throw fail('invalid_token', 'The ServiceKeyHash does not match a trusted service key');
+      }
+      return { sub: 'service', scheme };
+    }
+    try {
+      const claims = verifyIdToken(credentials);
+      return { sub: claims.sub, scheme, claims };
+    } catch (err) {
+      if (err instanceof ApiError) throw fail(err.error, err.message);
+      throw err;
+    }
+  };
+}

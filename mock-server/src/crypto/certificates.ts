@@ -1,0 +1,118 @@
+import 'reflect-metadata';
+import { type KeyObject, webcrypto } from 'node:crypto';
+import * as x509 from '@peculiar/x509';
+import { generateRsaKey, type RsaKey } from './rsa-key.js';
+
+const ALGORITHM = { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' } as const;
+const VALIDITY_YEARS = 5;
+const subtle = webcrypto.subtle;
+// @peculiar/x509 types its provider as the DOM `Crypto`; node's webcrypto is that at runtime.
+const provider = webcrypto as unknown as Crypto;
+
+/** A signing key's certificate chain: its own root (CA) and the signing certificate it issued. */
+export interface CertificateChain {
+  /** PKCS#8 PEM of the root key (kept so the chain can be re-issued; never served). */
+  rootPrivatePem: string;
+  /** Self-signed root certificate, PEM. */
+  rootCertificate: string;
+  /** Signing-key certificate issued by the root, PEM. */
+  signingCertificate: string;
+  /** Start of validity, ISO 8601. */
+  notBefore: string;
+  /** End of validity (five years later), ISO 8601. */
+  notAfter: string;
+}
+
+/** Options of {@link createCertificateChain}. */
+export interface CreateCertificateChainOptions {
+  /** Issue time in ms since the epoch (the server clock). */
+  now: number;
+  /** Label put in both subjects, e.g. `Standby licensing`. */
+  label: string;
+}
+
+async function toCryptoKeys(key: KeyObject, publicKey: KeyObject): Promise<CryptoKeyPair> {
+  const [privateKey, pub] = await Promise.all([
+    subtle.importKey('pkcs8', key.export({ type: 'pkcs8', format: 'der' }), ALGORITHM, true, [
+      'sign',
+    ]),
+    subtle.importKey('spki', publicKey.export({ type: 'spki', format: 'der' }), ALGORITHM, true, [
+      'verify',
+    ]),
+  ]);
+  return { privateKey, publicKey: pub } as unknown as CryptoKeyPair;
+}
+
+/**
+ * Makes a new root key, its self-signed root certificate (CA, keyCertSign) and a certificate for
+ * `signingKey` issued by that root (not a CA, digitalSignature), both valid five years from `now`.
+ *
+ * @example
+ * const chain = await createCertificateChain(await generateRsaKey(), { now: Date.now(), label: 'Standby' });
+ */
+export async function createCertificateChain(
+  signingKey: RsaKey,
+  options: CreateCertificateChainOptions,
+): Promise<CertificateChain> {
+  const root = await generateRsaKey();
+  const [rootKeys, leafKeys] = await Promise.all([
+    toCryptoKeys(root.privateKey, root.publicKey),
+    toCryptoKeys(signingKey.privateKey, signingKey.publicKey),
+  ]);
+  // X.509 times have second precision; truncate so notBefore is exactly what the cert carries.
+  const notBefore = new Date(Math.floor(options.now / 1000) * 1000);
+  const notAfter = new Date(notBefore);
+  notAfter.setUTCFullYear(notAfter.getUTCFullYear() + VALIDITY_YEARS);
+  const rootName = `CN=${options.label} Root ${signingKey.kid}`;
+
+  const rootCert = await x509.X509CertificateGenerator.createSelfSigned(
+    {
+      name: rootName,
+      notBefore,
+      notAfter,
+      keys: rootKeys,
+      signingAlgorithm: ALGORITHM,
+      extensions: [
+        new x509.BasicConstraintsExtension(true, 0, true),
+        new x509.KeyUsagesExtension(
+          x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign,
+          true,
+        ),
+        await x509.SubjectKeyIdentifierExtension.create(rootKeys.publicKey, false, provider),
+      ],
+    },
+    provider,
+  );
+  const signingCert = await x509.X509CertificateGenerator.create(
+    {
+      subject: `CN=${options.label} Signing ${signingKey.kid}`,
+      issuer: rootCert.subject,
+      notBefore,
+      notAfter,
+      publicKey: leafKeys.publicKey,
+      signingKey: rootKeys.privateKey,
+      signingAlgorithm: ALGORITHM,
+      extensions: [
+        new x509.BasicConstraintsExtension(false, undefined, true),
+        new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
+        await x509.SubjectKeyIdentifierExtension.create(leafKeys.publicKey, false, provider),
+        await x509.AuthorityKeyIdentifierExtension.create(rootKeys.publicKey, false, provider),
+      ],
+    },
+    provider,
+  );
+  return {
+    rootPrivatePem: root.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+    rootCertificate: rootCert.toString('pem'),
+    signingCertificate: signingCert.toString('pem'),
+    notBefore: notBefore.toISOString(),
+    notAfter: notAfter.toISOString(),
+  };
+}
+
+/** The `x5c` member for a chain: [signing, root] as standard base64 DER. */
+export function toX5c(chain: Pick<CertificateChain, 'rootCertificate' | 'signingCertificate'>) {
+  return [chain.signingCertificate, chain.rootCertificate].map((pem) =>
+    pem.replace(/-----(BEGIN|END) CERTIFICATE-----/g, '').replace(/\s+/g, ''),
+  );
+}

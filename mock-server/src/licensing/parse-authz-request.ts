@@ -1,0 +1,159 @@
+import { ApiError } from '../errors.js';
+
+/** One licensed item requested from `/authz/.jwt`, with its per-item attributes. */
+export interface AuthzItem {
+  name: string;
+  /** `ItemA=;licenseId=L1`, or the request's `licenseId`. */
+  licenseId?: string;
+  /** `ItemA=;leaseId=J1`, or the request's `leaseId` (renewal). */
+  leaseId?: string;
+}
+
+/** Request details echoed into every token (DECISIONS.md "Token claims"). */
+export interface AuthzEcho {
+  hw?: string;
+  hwName?: string;
+  process?: string;
+  version?: string;
+  consumptionMode?: string;
+}
+
+/** A parsed `/authz/.jwt` request: a consume/renew of `items`, or a release of `release`. */
+export interface AuthzRequest {
+  items: AuthzItem[];
+  /** Lease ids to release; undefined unless the request is a release. */
+  release: string[] | undefined;
+  echo: AuthzEcho;
+}
+
+/** Parameter names that are never licensed items. */
+export const RESERVED_PARAMETERS: ReadonlySet<string> = new Set([
+  'hw',
+  'process',
+  'version',
+  'doConsume',
+  'consumptionMode',
+  'consumeDuration',
+  'consumeCount',
+  'leaseId',
+  'licenseId',
+  'release',
+  'ownerOrganizationId',
+  'ownerUserId',
+  'entitlementId',
+]);
+
+const CONSUMPTION_MODES = new Set(['cache', 'checkout']);
+
+function invalid(description: string): ApiError {
+  return new ApiError(400, 'invalid_request', description);
+}
+
+function decode(text: string): string {
+  if (!text.includes('%') && !text.includes('+')) return text;
+  try {
+    return decodeURIComponent(text.replaceAll('+', ' '));
+  } catch {
+    throw invalid('The request has malformed percent-encoding');
+  }
+}
+
+/** Splits `<main>;k=v;k2=v2` into its main part and attributes. */
+function splitAttributes(value: string): [string, Map<string, string>] {
+  const parts = value.split(';');
+  const attributes = new Map<string, string>();
+  for (let i = 1; i < parts.length; i++) {
+    const part = parts[i]!;
+    const eq = part.indexOf('=');
+    if (eq > 0) attributes.set(part.slice(0, eq).trim(), part.slice(eq + 1).trim());
+  }
+  return [parts[0]!, attributes];
+}
+
+function isTruthyFlag(value: string): boolean {
+  return value === '' || value === 'true' || value === '1';
+}
+
+/**
+ * Parses the parameters of an `/authz/.jwt` request: the raw query string and, for a POST, the
+ * raw `application/x-www-form-urlencoded` body, in that order. Items are the non-reserved names
+ * (`ItemA`, `ItemA=`, `ItemA=;licenseId=L1;leaseId=J1`); `release` turns the remaining names into
+ * lease ids to release. Throws a 400 `invalid_request` ApiError for bad input or a request
+ * naming neither an item nor a release.
+ *
+ * @example
+ * parseAuthzRequest('ItemA&hw=H1;name=Desk&version=1.2');
+ * // { items: [{ name: 'ItemA' }], release: undefined, echo: { hw: 'H1', hwName: 'Desk', version: '1.2' } }
+ */
+export function parseAuthzRequest(query: string, body?: string): AuthzRequest {
+  const text = body ? (query ? `${query}&${body}` : body) : query;
+  const names: [string, string][] = [];
+  const echo: AuthzEcho = {};
+  let release = false;
+  let leaseId: string | undefined;
+  let licenseId: string | undefined;
+  for (const pair of text.split('&')) {
+    if (pair === '') continue;
+    const eq = pair.indexOf('=');
+    const name = decode(eq < 0 ? pair : pair.slice(0, eq)).trim();
+    const value = eq < 0 ? '' : decode(pair.slice(eq + 1));
+    if (name === '') throw invalid('A parameter has an empty name');
+    if (!RESERVED_PARAMETERS.has(name)) {
+      names.push([name, value]);
+      continue;
+    }
+    switch (name) {
+      case 'hw': {
+        const [id, attributes] = splitAttributes(value);
+        if (id !== '') echo.hw = id;
+        const label = attributes.get('name');
+        if (label !== undefined) echo.hwName = label;
+        break;
+      }
+      case 'process':
+        echo.process = value;
+        break;
+      case 'version':
+        echo.version = value;
+        break;
+      case 'consumptionMode':
+        if (!CONSUMPTION_MODES.has(value)) {
+          throw invalid('consumptionMode must be cache or checkout');
+        }
+        echo.consumptionMode = value;
+        break;
+      case 'release':
+        release = isTruthyFlag(value);
+        break;
+      case 'leaseId':
+        if (value !== '') leaseId = value;
+        break;
+      case 'licenseId':
+        if (value !== '') licenseId = value;
+        break;
+      // doConsume, consumeDuration, consumeCount and the owner selectors have no effect here:
+      // seats and counts are infinite on the standby.
+    }
+  }
+
+  if (release) {
+    const ids = names.map(([name]) => name);
+    if (leaseId !== undefined) ids.push(leaseId);
+    if (ids.length === 0) throw invalid('A release names no lease id');
+    return { items: [], release: ids, echo };
+  }
+  if (names.length === 0) throw invalid('The request names no licensed item');
+  if (leaseId !== undefined && names.length > 1) {
+    throw invalid('leaseId applies to one item; use <item>=;leaseId=<id> per item');
+  }
+  const items = names.map(([name, value]): AuthzItem => {
+    const [, attributes] = splitAttributes(value);
+    const item: AuthzItem = { name };
+    const lic = attributes.get('licenseId') || licenseId;
+    if (lic) item.licenseId = lic;
+    const lease = attributes.get('leaseId') || leaseId;
+    if (lease) item.leaseId = lease;
+    return item;
+  });
+  return { items, release: undefined, echo };
+}

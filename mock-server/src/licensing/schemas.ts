@@ -1,0 +1,64 @@
+import { apiErrorSchema } from '../errors.js';
+
+/** Query parameters of `/authz/.jwt`, described for OpenAPI (items are free-form names). */
+export const authzQuerySchema = {
+  type: 'object',
+  additionalProperties: true,
+  description:
+    'Licensed items are bare parameter names (`ItemA`, `ItemA=`, `ItemA=;licenseId=L1;leaseId=J1`); ' +
+    'the names below are reserved. A POST may carry the same parameters as an ' +
+    '`application/x-www-form-urlencoded` body.',
+  properties: {
+    hw: { description: '`<id>` or `<id>;name=<label>`; echoed as `hw` and `hwName`' },
+    process: { description: 'Echoed as `process`' },
+    version: { description: 'Echoed as `version`' },
+    consumptionMode: { enum: ['cache', 'checkout'], description: 'Echoed' },
+    leaseId: { description: 'Renew this lease (one item); kept in `jti`' },
+    licenseId: { description: 'License id for `lic`' },
+    release: { description: 'Release the lease ids named as parameters' },
+    doConsume: {},
+    consumeDuration: {},
+    consumeCount: {},
+    ownerOrganizationId: {},
+    ownerUserId: {},
+    entitlementId: {},
+  },
+} as const;
+
+/** Shared request headers of `/authz/.jwt`. */
+export const authzHeadersSchema = {
+  type: 'object',
+  properties: {
+    authorization: { type: 'string', description: 'IdToken <jwt> or ServiceKeyHash <hex>' },
+  },
+} as const;
+
+/** A public RSA JWK with its certificate chain. */
+export const jwkSchema = {
+  type: 'object',
+  required: ['kty', 'kid', 'use', 'alg', 'n', 'e'],
+  properties: {
+    kty: { type: 'string' },
+    kid: { type: 'string' },
+    use: { type: 'string' },
+    alg: { type: 'string' },
+    n: { type: 'string' },
+    e: { type: 'string' },
+    x5c: { type: 'array', items: { type: 'string' } },
+  },
+} as const;
+
+/** `{ keys: [...] }`. */
+export const jwksResponseSchema = {
+  type: 'object',
+  required: ['keys'],
+  properties: { keys: { type: 'array', items: jwkSchema } },
+} as const;
+
+/** The 200 answer of `/authz/.jwt`: tokens joined by `&`. */
+export const authzResponse = {
+  description: 'One compact JWS per requested item, in request order, joined by `&`',
+  content: { 'application/jwt': { schema: { type: 'string' } } },
+} as const;
+
+export { apiErrorSchema };

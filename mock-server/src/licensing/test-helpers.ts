@@ -1,0 +1,55 @@
+import { createHmac } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { signCompactJws } from '../crypto/jws.js';
+
+/** Decodes one segment of a compact JWS (test helper). */
+export function decodeSegment(segment: string): Record<string, unknown> {
+  return JSON.parse(Buffer.from(segment, 'base64url').toString('utf8'));
+}
+
+/** Header and payload of a compact JWS (test helper; no verification). */
+export function decodeJwt(token: string): {
+  header: Record<string, unknown>;
+  payload: Record<string, unknown>;
+} {
+  const [header, payload] = token.split('.') as [string, string];
+  return { header: decodeSegment(header), payload: decodeSegment(payload) };
+}
+
+/** Options of {@link signTestIdToken}: claim overrides and how to sign. */
+export interface TestIdTokenOptions {
+  claims?: Record<string, unknown>;
+  /** `RS256` (default, with the built-in issuer key), `HS256` or `none`. */
+  alg?: 'RS256' | 'HS256' | 'none';
+  /** Corrupt the signature. */
+  tamper?: boolean;
+}
+
+/**
+ * Signs an ID token with the app's built-in issuer key (test helper): `iss`, `aud`, `sub`, `iat`
+ * and `exp` (1 h) are valid for `app` at its current clock unless overridden.
+ */
+export function signTestIdToken(app: FastifyInstance, options: TestIdTokenOptions = {}): string {
+  const iat = Math.floor(app.clock.now() / 1000);
+  const payload = {
+    iss: app.config.issuer,
+    aud: [app.config.clientId],
+    sub: 'user-1',
+    iat,
+    exp: iat + 3600,
+    ...options.claims,
+  };
+  const alg = options.alg ?? 'RS256';
+  if (alg === 'RS256') {
+    const token = signCompactJws(
+      { alg, kid: app.keyring.issuer.kid, typ: 'JWT' },
+      payload,
+      app.keyring.issuer.privateKey,
+    );
+    return options.tamper ? `${token.slice(0, -6)}AAAAAA` : token;
+  }
+  const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  const input = `${encode({ alg, typ: 'JWT' })}.${encode(payload)}`;
+  if (alg === 'none') return `${input}.`;
+  return `${input}.${createHmac('sha256', 'secret').update(input).digest('base64url')}`;
+}

@@ -1,0 +1,108 @@
+import { type CertificateChain, createCertificateChain, toX5c } from '../crypto/certificates.js';
+import { type PublicRsaJwk, toPublicJwk } from '../crypto/jwk.js';
+import { generateRsaKey, loadRsaKey, type RsaKey, storeRsaKey } from '../crypto/rsa-key.js';
+import type { StateStore } from '../store/state-store.js';
+
+/** A standby signing key with its certificate chain and public JWK. */
+export interface SigningKey {
+  readonly key: RsaKey;
+  readonly chain: CertificateChain;
+  readonly jwk: PublicRsaJwk;
+  /** When the key was generated, ISO 8601. */
+  readonly createdAt: string;
+}
+
+interface StoredSigningKey {
+  kid: string;
+  privatePem: string;
+  createdAt: string;
+  chain: CertificateChain;
+}
+
+/** The standby's signing keys, newest (the default) first. */
+export interface SigningKeyRing {
+  /** The newest key; it signs when no `Service-SigningKeyId` is sent. */
+  readonly current: SigningKey;
+  /** The key with `kid`, or undefined. */
+  get(kid: string): SigningKey | undefined;
+  /** Every key, newest first. */
+  list(): readonly SigningKey[];
+  /** The JWK set, newest first (rebuilt only when a key is added). */
+  jwks(): { keys: PublicRsaJwk[] };
+  /** Generates a key and chain, stores it durably, then makes it the default. */
+  generate(): Promise<SigningKey>;
+}
+
+/** State-store document holding every signing key and its root key. */
+const DOCUMENT = 'standby-signing-keys';
+
+async function makeKey(now: number): Promise<SigningKey> {
+  const key = await generateRsaKey();
+  const chain = await createCertificateChain(key, { now, label: 'Standby licensing' });
+  return {
+    key,
+    chain,
+    jwk: toPublicJwk(key, toX5c(chain)),
+    createdAt: new Date(now).toISOString(),
+  };
+}
+
+function toStored(k: SigningKey): StoredSigningKey {
+  return { ...storeRsaKey(k.key), createdAt: k.createdAt, chain: k.chain };
+}
+
+function fromStored(stored: StoredSigningKey): SigningKey {
+  const key = loadRsaKey(stored);
+  return {
+    key,
+    chain: stored.chain,
+    jwk: toPublicJwk(key, toX5c(stored.chain)),
+    createdAt: stored.createdAt,
+  };
+}
+
+/**
+ * Loads the standby's signing keys from `store`, making the first one when there is none. A new
+ * key is written (atomically, with every older key) before it is used or returned, so the server
+ * never hands out a key id it could lose.
+ *
+ * @example
+ * const ring = await loadSigningKeyRing(app.store, () => app.clock.now());
+ * const { kid } = ring.current.key;
+ */
+export async function loadSigningKeyRing(
+  store: StateStore,
+  now: () => number,
+): Promise<SigningKeyRing> {
+  const stored = await store.read<StoredSigningKey[]>(DOCUMENT);
+  let keys: SigningKey[] = stored?.map(fromStored) ?? [];
+  let byKid = new Map(keys.map((k) => [k.key.kid, k]));
+  let jwks = { keys: keys.map((k) => k.jwk) };
+  // Generations run one at a time so each write holds every earlier key.
+  let queue: Promise<unknown> = Promise.resolve();
+
+  const add = async (): Promise<SigningKey> => {
+    const created = await makeKey(now());
+    const next = [created, ...keys];
+    await store.write(DOCUMENT, next.map(toStored));
+    keys = next;
+    byKid = new Map(keys.map((k) => [k.key.kid, k]));
+    jwks = { keys: keys.map((k) => k.jwk) };
+    return created;
+  };
+  if (keys.length === 0) await add();
+
+  return {
+    get current() {
+      return keys[0]!;
+    },
+    get: (kid) => byKid.get(kid),
+    list: () => keys,
+    jwks: () => jwks,
+    generate() {
+      const result = queue.then(add);
+      queue = result.catch(() => undefined);
+      return result;
+    },
+  };
+}

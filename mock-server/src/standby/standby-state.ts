@@ -1,0 +1,65 @@
+import type { StateStore } from '../store/state-store.js';
+
+/** The standby's API state. */
+export type ApiState = 'dormant' | 'active';
+
+interface StoredState {
+  state: ApiState;
+  /** A change that takes effect at `effectiveAt` (ms since the epoch, server clock). */
+  pending?: { state: ApiState; effectiveAt: number };
+}
+
+/** Options of {@link loadStandbyState}. */
+export interface StandbyStateOptions {
+  /** State on first start (nothing stored yet). */
+  initial: ApiState;
+  /** Delay before a change takes effect, in ms, measured on `now`. */
+  propagationDelayMs: number;
+  now: () => number;
+}
+
+/** The dormant/active state, persisted, with the optional propagation delay. */
+export interface StandbyState {
+  /** The state in effect now (a pending change counts once its delay has passed). */
+  current(): ApiState;
+  /** Requests a change; it takes effect after the propagation delay. Resolves once stored. */
+  set(state: ApiState): Promise<void>;
+  /** Back to the initial state, no pending change. */
+  reset(): Promise<void>;
+}
+
+const DOCUMENT = 'standby-state';
+
+/**
+ * Loads the standby state from `store` (first start: `initial`).
+ *
+ * @example
+ * const state = await loadStandbyState(app.store, { initial: 'dormant', propagationDelayMs: 0, now });
+ * await state.set('active');
+ */
+export async function loadStandbyState(
+  store: StateStore,
+  options: StandbyStateOptions,
+): Promise<StandbyState> {
+  let doc: StoredState = (await store.read<StoredState>(DOCUMENT)) ?? { state: options.initial };
+  const save = (next: StoredState) => {
+    doc = next;
+    return store.write(DOCUMENT, next);
+  };
+  const current = (): ApiState => {
+    const { pending } = doc;
+    if (pending && options.now() >= pending.effectiveAt) doc = { state: pending.state };
+    return doc.state;
+  };
+  return {
+    current,
+    set(state) {
+      if (options.propagationDelayMs === 0) return save({ state });
+      return save({
+        state: current(),
+        pending: { state, effectiveAt: options.now() + options.propagationDelayMs },
+      });
+    },
+    reset: () => save({ state: options.initial }),
+  };
+}
