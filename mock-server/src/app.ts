@@ -1,5 +1,6 @@
 import swagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance } from 'fastify';
+import { createFaultRegistry } from './admin/fault-registry.js';
 import { adminService } from './admin/index.js';
 import { contextPlugin } from './context.js';
 import { apiErrorSchema, installErrorHandling } from './errors.js';
@@ -32,6 +33,8 @@ export async function buildApp(options: MockServerOptions = {}): Promise<Fastify
     // Keep-alive sockets and parked long polls must not hold up shutdown.
     forceCloseConnections: true,
     return503OnClosing: true,
+    // A log line per request would dominate the /authz/.jwt hot path; errors are still logged.
+    disableRequestLogging: true,
   });
   installErrorHandling(app);
   app.addSchema(apiErrorSchema);
@@ -49,10 +52,12 @@ export async function buildApp(options: MockServerOptions = {}): Promise<Fastify
   await app.register(contextPlugin, { config });
 
   await app.register(standbyService, { prefix: SERVICE_PREFIXES.standby });
-  await app.register(mainService, { prefix: SERVICE_PREFIXES.main });
+  // Faults exist only with admin on; without it the main service adds no hook at all.
+  const faults = config.admin ? createFaultRegistry() : undefined;
+  await app.register(mainService, { prefix: SERVICE_PREFIXES.main, ...(faults ? { faults } : {}) });
   await app.register(idpService, { prefix: SERVICE_PREFIXES.idp });
   await app.register(eventsService, { prefix: SERVICE_PREFIXES.events });
-  if (config.admin) await app.register(adminService, { prefix: '/admin' });
+  if (faults) await app.register(adminService, { prefix: '/admin', faults });
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   await app.ready();

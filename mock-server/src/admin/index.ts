@@ -1,4 +1,84 @@
 import type { FastifyInstance } from 'fastify';
+import { ApiError } from '../errors.js';
+import type { FaultRegistry, FaultRoute, FaultSpec } from './fault-registry.js';
+import {
+  clearFaultsSchema,
+  getClockSchema,
+  listFaultsSchema,
+  resetSchema,
+  setClockSchema,
+  setFaultSchema,
+} from './schemas.js';
 
-/** The admin service, mounted at `/admin`. TODO: routes arrive with their issue. */
-export async function adminService(_app: FastifyInstance): Promise<void> {}
+/** Options of {@link adminService}. */
+export interface AdminServiceOptions {
+  /** The registry the main service consults. */
+  faults: FaultRegistry;
+}
+
+/**
+ * The admin API, mounted at `/admin` only with `config.admin`: fault injection on the main
+ * service, reset of every service's state (or one), and the clock offset. Its own reset hook
+ * (`admin`) clears faults and the clock offset. See docs/mock-server.md.
+ */
+export async function adminService(
+  app: FastifyInstance,
+  options: AdminServiceOptions,
+): Promise<void> {
+  const { faults } = options;
+  const clock = app.clock;
+  const clockView = () => {
+    const nowMs = clock.now();
+    return { now: new Date(nowMs).toISOString(), nowMs, offsetMs: clock.offsetMs };
+  };
+
+  app.resets.set('admin', () => {
+    faults.clear();
+    clock.offsetMs = 0;
+  });
+
+  app.get('/faults', { schema: listFaultsSchema }, async () => ({
+    faults: faults.list(),
+    held: { ...faults.held },
+  }));
+
+  app.post<{ Body: FaultSpec }>('/faults', { schema: setFaultSchema }, async (request, reply) =>
+    reply.code(201).send(faults.set(request.body)),
+  );
+
+  app.delete<{ Querystring: { route?: FaultRoute } }>(
+    '/faults',
+    { schema: clearFaultsSchema },
+    async (request) => ({ cleared: faults.clear(request.query.route) }),
+  );
+
+  app.post<{ Querystring: { service?: string } }>(
+    '/reset',
+    { schema: resetSchema },
+    async (request) => {
+      const { service } = request.query;
+      if (service !== undefined && !app.resets.has(service)) {
+        throw new ApiError(
+          400,
+          'invalid_request',
+          `Unknown service ${service}; known: ${[...app.resets.keys()].join(', ')}`,
+        );
+      }
+      const names = service === undefined ? [...app.resets.keys()] : [service];
+      for (const name of names) await app.resets.get(name)!();
+      return { reset: names };
+    },
+  );
+
+  app.get('/clock', { schema: getClockSchema }, async () => clockView());
+
+  app.put<{ Body: { offsetMs?: number; advanceMs?: number } }>(
+    '/clock',
+    { schema: setClockSchema },
+    async (request) => {
+      const { offsetMs, advanceMs } = request.body;
+      clock.offsetMs = offsetMs ?? clock.offsetMs + (advanceMs ?? 0);
+      return clockView();
+    },
+  );
+}

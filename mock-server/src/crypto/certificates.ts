@@ -5,6 +5,8 @@ import { generateRsaKey, type RsaKey } from './rsa-key.js';
 
 const ALGORITHM = { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' } as const;
 const VALIDITY_YEARS = 5;
+/** How far notBefore lies before the issue time, in ms. */
+const CLOCK_SKEW_MS = 5 * 60_000;
 const subtle = webcrypto.subtle;
 // @peculiar/x509 types its provider as the DOM `Crypto`; node's webcrypto is that at runtime.
 const provider = webcrypto as unknown as Crypto;
@@ -17,9 +19,9 @@ export interface CertificateChain {
   rootCertificate: string;
   /** Signing-key certificate issued by the root, PEM. */
   signingCertificate: string;
-  /** Start of validity, ISO 8601. */
+  /** Start of validity (issue time minus 5 minutes of clock skew), ISO 8601. */
   notBefore: string;
-  /** End of validity (five years later), ISO 8601. */
+  /** End of validity (five years after the issue time), ISO 8601. */
   notAfter: string;
 }
 
@@ -45,7 +47,8 @@ async function toCryptoKeys(key: KeyObject, publicKey: KeyObject): Promise<Crypt
 
 /**
  * Makes a new root key, its self-signed root certificate (CA, keyCertSign) and a certificate for
- * `signingKey` issued by that root (not a CA, digitalSignature), both valid five years from `now`.
+ * `signingKey` issued by that root (not a CA, digitalSignature), both valid five years from `now` (notBefore 5 minutes
+ * earlier, for clock skew).
  *
  * @example
  * const chain = await createCertificateChain(await generateRsaKey(), { now: Date.now(), label: 'Standby' });
@@ -59,9 +62,12 @@ export async function createCertificateChain(
     toCryptoKeys(root.privateKey, root.publicKey),
     toCryptoKeys(signingKey.privateKey, signingKey.publicKey),
   ]);
-  // X.509 times have second precision; truncate so notBefore is exactly what the cert carries.
-  const notBefore = new Date(Math.floor(options.now / 1000) * 1000);
-  const notAfter = new Date(notBefore);
+  // X.509 times have second precision; truncate so the dates are exactly what the certs carry.
+  const issued = Math.floor(options.now / 1000) * 1000;
+  // Backdated a little: verifiers (@peculiar/x509 among them) need notBefore < now, and a
+  // client clock slightly behind the server's must still accept a brand-new key.
+  const notBefore = new Date(issued - CLOCK_SKEW_MS);
+  const notAfter = new Date(issued);
   notAfter.setUTCFullYear(notAfter.getUTCFullYear() + VALIDITY_YEARS);
   const rootName = `CN=${options.label} Root ${signingKey.kid}`;
 

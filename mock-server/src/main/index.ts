@@ -1,4 +1,118 @@
 import type { FastifyInstance } from 'fastify';
+import { createFaultHook } from '../admin/fault-hook.js';
+import type { FaultRegistry } from '../admin/fault-registry.js';
+import { createAuthenticator } from '../auth/authenticate.js';
+import { toX5c } from '../crypto/certificates.js';
+import { toPublicJwk } from '../crypto/jwk.js';
+import { issueLeaseTokens } from '../licensing/issue-lease-tokens.js';
+import { parseAuthzRequest } from '../licensing/parse-authz-request.js';
+import {
+  addFormBodyParser,
+  rawParameters,
+  serviceBaseUrl,
+} from '../licensing/request-parameters.js';
+import { loadMainCertificates } from './main-certificates.js';
+import { authzSchema, checkoutSchema, jwksSchema } from './schemas.js';
 
-/** The main service, mounted at `/main`. TODO: routes arrive with their issue. */
-export async function mainService(_app: FastifyInstance): Promise<void> {}
+/** Options of {@link mainService}. */
+export interface MainServiceOptions {
+  /** Faults injected by the admin API; absent when admin is off (no hook at all then). */
+  faults?: FaultRegistry;
+}
+
+interface CheckoutLine {
+  productName: string;
+  qty: number;
+  qtyDimension: 'SEATS' | 'USE_COUNT' | 'USE_TIME';
+}
+
+interface CheckoutResult {
+  productName: string;
+  granted: boolean;
+  jwt?: string;
+  errorCode?: string;
+  errorDescription?: string;
+}
+
+/**
+ * The mock main licensing service, mounted at `/main`: `/authz/.jwt` against the catalogue
+ * (`config.items`, `*` = every item), `POST /licensing/actions/checkout`, and a public JWKS of the
+ * main deployment key with its `x5c` chain. ID tokens must be unexpired here (no grace).
+ */
+export async function mainService(
+  app: FastifyInstance,
+  options: MainServiceOptions = {},
+): Promise<void> {
+  const now = () => app.clock.now();
+  const signer = app.keyring.main;
+  const chain = await loadMainCertificates(app.store, signer, now());
+  const jwks = { keys: [toPublicJwk(signer, toX5c(chain))] };
+  const catalogue = app.config.items;
+  const isLicensed = catalogue.has('*') ? undefined : (item: string) => catalogue.has(item);
+  const authenticate = createAuthenticator(app, {
+    realm: 'main',
+    schemes: ['IdToken', 'Bearer', 'ServiceKeyHash'],
+    graceSeconds: 0,
+  });
+  const authenticateUser = createAuthenticator(app, {
+    realm: 'main',
+    schemes: ['IdToken', 'Bearer'],
+    graceSeconds: 0,
+  });
+  const prefix = app.prefix;
+
+  // The main service keeps no state of its own (its key and chain are permanent).
+  app.resets.set('main', () => undefined);
+  addFormBodyParser(app);
+  if (options.faults) app.addHook('onRequest', createFaultHook(options.faults, prefix));
+
+  app.get('/.well-known/jwks.json', { schema: jwksSchema }, async () => jwks);
+
+  app.route({
+    method: ['GET', 'POST'],
+    url: '/authz/.jwt',
+    schema: authzSchema,
+    handler: (request, reply) => {
+      const caller = authenticate(request);
+      const [query, body] = rawParameters(request);
+      const tokens = issueLeaseTokens(parseAuthzRequest(query, body), {
+        issuer: serviceBaseUrl(request, prefix),
+        subject: caller.sub,
+        now: now(),
+        signer,
+        ...(isLicensed ? { isLicensed } : {}),
+      });
+      return reply.type('application/jwt').send(tokens);
+    },
+  });
+
+  app.post<{ Body: CheckoutLine[] }>(
+    '/licensing/actions/checkout',
+    {
+      schema: checkoutSchema,
+      // Authenticate before the body is validated: an anonymous caller gets 401, not 400.
+      preValidation: async (request) => {
+        authenticateUser(request);
+      },
+    },
+    async (request): Promise<CheckoutResult[]> => {
+      const caller = authenticateUser(request);
+      const issuer = serviceBaseUrl(request, prefix);
+      return request.body.map(({ productName }) => {
+        if (isLicensed && !isLicensed(productName)) {
+          return {
+            productName,
+            granted: false,
+            errorCode: 'noLicenseFound',
+            errorDescription: `No license found for ${productName}`,
+          };
+        }
+        const jwt = issueLeaseTokens(
+          { items: [{ name: productName }], release: undefined, echo: {} },
+          { issuer, subject: caller.sub, now: now(), signer },
+        );
+        return { productName, granted: true, jwt };
+      });
+    },
+  );
+}

@@ -308,7 +308,7 @@ describe('standby service', () => {
     it('answers 201 with key id, PEM certificates and a five-year validity', () => {
       expect(created.rootCertificate).toMatch(/^-----BEGIN CERTIFICATE-----\n/);
       expect(created.signingCertificate).toMatch(/^-----BEGIN CERTIFICATE-----\n/);
-      expect(created.notBefore).toBe(new Date(START).toISOString());
+      expect(created.notBefore).toBe(new Date(START - 300_000).toISOString());
       expect(created.notAfter).toBe(new Date(Date.UTC(2035, 0, 15, 12)).toISOString());
     });
 

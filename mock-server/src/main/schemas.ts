@@ -1,0 +1,65 @@
+import {
+  apiErrorSchema,
+  authzHeadersSchema,
+  authzQuerySchema,
+  authzResponse,
+  jwksResponseSchema,
+} from '../licensing/schemas.js';
+
+export const authzSchema = {
+  summary:
+    'Consume, renew or release leases against the catalogue (IdToken, Bearer or ServiceKeyHash)',
+  description:
+    'Unknown items answer 200 with a token carrying `<item>_errorCode: noLicenseFound` and ' +
+    '`<item>_errorMessage` instead of `<item>: true`.',
+  tags: ['main'],
+  querystring: authzQuerySchema,
+  headers: authzHeadersSchema,
+  response: { 200: authzResponse, 400: apiErrorSchema, 401: apiErrorSchema },
+} as const;
+
+export const jwksSchema = {
+  summary: 'The main signing key with its x5c chain (public)',
+  tags: ['main'],
+  response: { 200: jwksResponseSchema },
+} as const;
+
+export const checkoutSchema = {
+  summary: 'Check out licenses with an ID token (IdToken or Bearer)',
+  tags: ['main'],
+  headers: authzHeadersSchema,
+  body: {
+    type: 'array',
+    minItems: 1,
+    maxItems: 100,
+    items: {
+      type: 'object',
+      required: ['productName', 'qty', 'qtyDimension'],
+      additionalProperties: false,
+      properties: {
+        productName: { type: 'string', minLength: 1, maxLength: 200 },
+        qty: { type: 'integer', minimum: 1 },
+        qtyDimension: { type: 'string', enum: ['SEATS', 'USE_COUNT', 'USE_TIME'] },
+      },
+    },
+  },
+  response: {
+    200: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['productName', 'granted'],
+        properties: {
+          productName: { type: 'string' },
+          granted: { type: 'boolean' },
+          jwt: { type: 'string' },
+          errorCode: { type: 'string' },
+          errorDescription: { type: 'string' },
+        },
+      },
+    },
+    400: apiErrorSchema,
+    401: apiErrorSchema,
+    415: apiErrorSchema,
+  },
+} as const;
