@@ -1,0 +1,167 @@
+import { decodeBase64 } from './base64.js';
+import { x509 } from './x509.js';
+
+/** An embedded root certificate, parsed once. */
+export interface TrustAnchor {
+  cert: x509.X509Certificate;
+  der: Uint8Array;
+  keyId?: string;
+}
+
+/** One certificate of a verified path, with its validity in ms since the epoch. */
+export interface PathValidity {
+  /** Where it came from: `x5c[i]` or `embedded root`. */
+  label: string;
+  subject: string;
+  notBefore: number;
+  notAfter: number;
+}
+
+/** A certificate path whose structure and signatures were verified (dates are checked apart). */
+export interface VerifiedPath {
+  leaf: x509.X509Certificate;
+  anchor: TrustAnchor;
+  /** Every certificate of the path, leaf first, the anchor last. */
+  validity: PathValidity[];
+}
+
+/** Why a chain was refused; the message says which certificate and what. */
+export class ChainError extends Error {
+  override name = 'ChainError';
+}
+
+/** At most this many certificates in `x5c` (a signing cert, a few intermediates and a root). */
+const MAX_CHAIN_LENGTH = 8;
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+async function signedBy(cert: x509.X509Certificate, issuer: x509.X509Certificate) {
+  try {
+    return await cert.verify({ publicKey: issuer.publicKey, signatureOnly: true });
+  } catch {
+    return false;
+  }
+}
+
+/** Throws unless `issuer` may sign certificates: CA basic constraint, keyCertSign, path length. */
+function assertMayIssue(issuer: x509.X509Certificate, label: string, intermediatesBelow: number) {
+  const constraints = issuer.getExtension(x509.BasicConstraintsExtension);
+  if (!constraints?.ca) {
+    throw new ChainError(`${label} (${issuer.subject}) issues certificates but is not a CA`);
+  }
+  const usage = issuer.getExtension(x509.KeyUsagesExtension);
+  if (usage && (usage.usages & x509.KeyUsageFlags.keyCertSign) === 0) {
+    throw new ChainError(`${label} (${issuer.subject}) lacks the keyCertSign key usage`);
+  }
+  if (constraints.pathLength !== undefined && intermediatesBelow > constraints.pathLength) {
+    throw new ChainError(
+      `${label} (${issuer.subject}) allows ${constraints.pathLength} intermediate certificates below it, the chain has ${intermediatesBelow}`,
+    );
+  }
+}
+
+/**
+ * Parses an `x5c` chain (standard base64 DER, signing certificate first) and verifies it up to
+ * one of `anchors`: the last certificate must be an embedded root or be signed by one; every
+ * certificate is signed by the next; each issuer is a CA (keyCertSign when keyUsage is present,
+ * path length respected); the leaf may sign (digitalSignature when keyUsage is present).
+ * Validity dates are returned, not checked, so a cached result can be re-checked cheaply at
+ * each use. Throws a {@link ChainError} naming the certificate at fault.
+ */
+export async function verifyCertificateChain(
+  x5c: unknown,
+  anchors: readonly TrustAnchor[],
+): Promise<VerifiedPath> {
+  if (!Array.isArray(x5c) || x5c.length === 0) {
+    throw new ChainError('the JWK has no x5c certificate chain');
+  }
+  if (x5c.length > MAX_CHAIN_LENGTH) {
+    throw new ChainError(`x5c has ${x5c.length} certificates, more than ${MAX_CHAIN_LENGTH}`);
+  }
+  const certs = x5c.map((entry, index) => {
+    try {
+      if (typeof entry !== 'string') throw new TypeError('not a string');
+      return new x509.X509Certificate(decodeBase64(entry));
+    } catch (cause) {
+      throw new ChainError(`x5c[${index}] is not a base64 DER certificate`, { cause });
+    }
+  });
+  const labels = certs.map((_, index) => `x5c[${index}]`);
+
+  const last = certs[certs.length - 1]!;
+  const lastDer = new Uint8Array(last.rawData);
+  let anchor = anchors.find((candidate) => sameBytes(candidate.der, lastDer));
+  const path = [...certs];
+  if (anchor) {
+    labels[labels.length - 1] = 'embedded root';
+  } else {
+    for (const candidate of anchors) {
+      if (candidate.cert.subject === last.issuer && (await signedBy(last, candidate.cert))) {
+        anchor = candidate;
+        break;
+      }
+    }
+    if (!anchor) {
+      throw new ChainError(
+        `the chain ends at ${labels[labels.length - 1]} (${last.subject}, issued by ${last.issuer}), which is neither an embedded root nor signed by one`,
+      );
+    }
+    path.push(anchor.cert);
+    labels.push('embedded root');
+  }
+
+  for (let i = 0; i < path.length - 1; i++) {
+    const cert = path[i]!;
+    const issuer = path[i + 1]!;
+    if (cert.issuer !== issuer.subject) {
+      throw new ChainError(
+        `${labels[i]} is issued by ${cert.issuer}, but the next certificate is ${issuer.subject}`,
+      );
+    }
+    assertMayIssue(issuer, labels[i + 1]!, i);
+    if (!(await signedBy(cert, issuer))) {
+      throw new ChainError(`the signature of ${labels[i]} (${cert.subject}) does not verify`);
+    }
+  }
+
+  const leaf = certs[0]!;
+  const leafUsage = leaf.getExtension(x509.KeyUsagesExtension);
+  if (leafUsage && (leafUsage.usages & x509.KeyUsageFlags.digitalSignature) === 0) {
+    throw new ChainError(`x5c[0] (${leaf.subject}) lacks the digitalSignature key usage`);
+  }
+
+  return {
+    leaf,
+    anchor,
+    validity: path.map((cert, index) => ({
+      label: labels[index]!,
+      subject: cert.subject,
+      notBefore: cert.notBefore.getTime(),
+      notAfter: cert.notAfter.getTime(),
+    })),
+  };
+}
+
+/** Throws a {@link ChainError} unless every certificate is valid at `now` (± `toleranceMs`). */
+export function assertPathValidAt(
+  validity: readonly PathValidity[],
+  now: number,
+  toleranceMs: number,
+): void {
+  for (const entry of validity) {
+    if (now + toleranceMs < entry.notBefore) {
+      throw new ChainError(
+        `${entry.label} (${entry.subject}) is not valid before ${new Date(entry.notBefore).toISOString()}`,
+      );
+    }
+    if (now - toleranceMs > entry.notAfter) {
+      throw new ChainError(
+        `${entry.label} (${entry.subject}) expired at ${new Date(entry.notAfter).toISOString()}`,
+      );
+    }
+  }
+}

@@ -1,0 +1,388 @@
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import {
+  createTestPki,
+  createTestRoot,
+  createTestSigningKey,
+  type TestPki,
+  type TestSigningKey,
+} from '../internal/test-pki.js';
+import { x509 } from '../internal/x509.js';
+import {
+  createLeaseVerifier,
+  type JwkSet,
+  type LeaseVerifierOptions,
+  type TrustedRoot,
+} from './lease-verifier.js';
+
+const T0 = Date.UTC(2030, 0, 1);
+const DAY = 86_400_000;
+const now = () => T0;
+
+let pki: TestPki;
+let foreign: TestSigningKey;
+let otherUnderRoot: TestSigningKey;
+let expired: TestSigningKey;
+let notYetValid: TestSigningKey;
+let underIntermediate: TestSigningKey;
+let underNonCa: TestSigningKey;
+let underNoKeyCertSign: TestSigningKey;
+
+beforeAll(async () => {
+  pki = await createTestPki({ now });
+  const keys = pki.signingKey.keys;
+  const otherRoot = await createTestRoot({ now });
+  foreign = await createTestSigningKey(otherRoot, { now, kid: 'foreign', keys });
+  otherUnderRoot = await pki.createSigningKey({ kid: 'other' });
+  expired = await pki.createSigningKey({
+    kid: 'expired',
+    keys,
+    notBefore: new Date(T0 - 10 * DAY),
+    notAfter: new Date(T0 - DAY),
+  });
+  notYetValid = await pki.createSigningKey({
+    kid: 'future',
+    keys,
+    notBefore: new Date(T0 + DAY),
+    notAfter: new Date(T0 + 10 * DAY),
+  });
+  const intermediate = await pki.createIntermediate();
+  underIntermediate = await pki.createSigningKey({ kid: 'inter', keys, issuer: intermediate });
+  const nonCa = await pki.createIntermediate({ ca: false });
+  underNonCa = await pki.createSigningKey({ kid: 'non-ca', keys, issuer: nonCa });
+  const noKeyCertSign = await pki.createIntermediate({
+    keyUsage: x509.KeyUsageFlags.digitalSignature,
+  });
+  underNoKeyCertSign = await pki.createSigningKey({
+    kid: 'no-cert-sign',
+    keys,
+    issuer: noKeyCertSign,
+  });
+});
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+function setup(jwks: JwkSet = pki.jwks, options: Partial<LeaseVerifierOptions> = {}) {
+  const loadJwks = vi.fn(async (_service: 'main' | 'standby', _signal?: AbortSignal) => jwks);
+  const verifier = createLeaseVerifier({ roots: [pki.trustedRoot], loadJwks, now, ...options });
+  return { verifier, loadJwks };
+}
+
+const jwksOf = (...keys: TestSigningKey[]): JwkSet => ({ keys: keys.map((key) => key.jwk) });
+const lease = (extra: Record<string, unknown> = {}) => ({
+  ItemA: true,
+  lic: 'L1',
+  jti: 'J1',
+  ...extra,
+});
+
+async function refusal(promise: Promise<unknown>) {
+  const error = await promise.then(
+    () => undefined,
+    (reason: unknown) => reason,
+  );
+  expect(error, 'expected a rejection').toBeDefined();
+  return error as { code: string; message: string; cause?: unknown };
+}
+
+describe('createLeaseVerifier', () => {
+  it('verifies a valid lease and returns its claims', async () => {
+    const { verifier, loadJwks } = setup();
+    const token = await pki.signLease(lease());
+    const claims = await verifier.verify(token, { service: 'standby', item: 'ItemA' });
+    expect(claims).toMatchObject({ ItemA: true, lic: 'L1', jti: 'J1', iat: T0 / 1000 });
+    expect(loadJwks).toHaveBeenCalledWith('standby', undefined);
+  });
+
+  it('verifies a chain through an intermediate, and one that ends below the root', async () => {
+    const { verifier } = setup(jwksOf(underIntermediate));
+    const token = await underIntermediate.sign(lease());
+    await expect(verifier.verify(token, { service: 'main' })).resolves.toMatchObject({ lic: 'L1' });
+
+    const withoutRoot = { ...underIntermediate.jwk, x5c: underIntermediate.jwk.x5c.slice(0, 2) };
+    const { verifier: second } = setup({ keys: [withoutRoot] });
+    await expect(second.verify(token, { service: 'main' })).resolves.toMatchObject({ lic: 'L1' });
+  });
+
+  it('refuses a token whose chain leads to another root', async () => {
+    const { verifier } = setup(jwksOf(foreign));
+    const error = await refusal(verifier.verify(await foreign.sign(lease()), { service: 'main' }));
+    expect(error.code).toBe('TOKEN_INVALID');
+    expect(error.message).toMatch(/neither an embedded root nor signed by one/);
+  });
+
+  it('refuses an x5c whose modulus differs from the JWK n', async () => {
+    const mixed = { ...pki.signingKey.jwk, kid: 'mixed', x5c: otherUnderRoot.jwk.x5c };
+    const { verifier } = setup({ keys: [mixed] });
+    const token = await pki.signLease(lease(), { kid: 'mixed' });
+    const error = await refusal(verifier.verify(token, { service: 'standby' }));
+    expect(error.code).toBe('TOKEN_INVALID');
+    expect(error.message).toMatch(/modulus/);
+  });
+
+  it('refuses a tampered payload and a tampered signature', async () => {
+    const { verifier } = setup();
+    const [header, payload, signature] = (await pki.signLease(lease())).split('.') as [
+      string,
+      string,
+      string,
+    ];
+    const forged = Buffer.from(
+      JSON.stringify({ ...lease(), ItemB: true, iat: T0 / 1000, exp: T0 / 1000 + 3600 }),
+    ).toString('base64url');
+    const tamperedPayload = `${header}.${forged}.${signature}`;
+    const flipped = `${signature.startsWith('A') ? 'B' : 'A'}${signature.slice(1)}`;
+    const tamperedSignature = `${header}.${payload}.${flipped}`;
+    for (const token of [tamperedPayload, tamperedSignature]) {
+      const error = await refusal(verifier.verify(token, { service: 'main' }));
+      expect(error.code).toBe('TOKEN_INVALID');
+    }
+    await expect(
+      verifier.verify(`${header}.${payload}.${signature}`, { service: 'main' }),
+    ).resolves.toBeDefined();
+  });
+
+  it('refuses alg none and HS256 before touching any key', async () => {
+    const { verifier, loadJwks } = setup();
+    for (const alg of ['none', 'HS256'] as const) {
+      const token = await pki.signLease(lease(), { alg });
+      const error = await refusal(verifier.verify(token, { service: 'main' }));
+      expect(error.code).toBe('TOKEN_INVALID');
+      expect(error.message).toMatch(/only RS256/);
+    }
+    expect(loadJwks).not.toHaveBeenCalled();
+  });
+
+  it('refuses a token without kid and malformed input', async () => {
+    const { verifier, loadJwks } = setup();
+    const noKid = await pki.signLease(lease(), { kid: null });
+    for (const token of [noKid, 'abc', 'a.b', 42 as unknown as string]) {
+      const error = await refusal(verifier.verify(token, { service: 'main' }));
+      expect(error.code).toBe('TOKEN_INVALID');
+    }
+    expect(loadJwks).not.toHaveBeenCalled();
+  });
+
+  it('refetches once on an unknown kid, then refuses; a cooldown stops repeated refetches', async () => {
+    let time = T0;
+    const { verifier, loadJwks } = setup(pki.jwks, { now: () => time });
+    await verifier.verify(await pki.signLease(lease()), { service: 'standby' });
+    expect(loadJwks).toHaveBeenCalledTimes(1);
+
+    const unknown = await pki.signLease(lease(), { kid: 'nope' });
+    const error = await refusal(verifier.verify(unknown, { service: 'standby' }));
+    expect(error.code).toBe('TOKEN_INVALID');
+    expect(loadJwks).toHaveBeenCalledTimes(2);
+
+    await refusal(verifier.verify(unknown, { service: 'standby' }));
+    expect(loadJwks).toHaveBeenCalledTimes(2);
+    time = T0 + 30_000;
+    await refusal(verifier.verify(unknown, { service: 'standby' }));
+    expect(loadJwks).toHaveBeenCalledTimes(3);
+  });
+
+  it('shares one refetch among concurrent verifies and finds a newly published key', async () => {
+    let jwks = pki.jwks;
+    let release!: () => void;
+    const loadJwks = vi.fn(async () => {
+      if (loadJwks.mock.calls.length > 1) await new Promise<void>((resolve) => (release = resolve));
+      return jwks;
+    });
+    const verifier = createLeaseVerifier({ roots: [pki.trustedRoot], loadJwks, now });
+    await verifier.verify(await pki.signLease(lease()), { service: 'main' });
+
+    jwks = jwksOf(pki.signingKey, otherUnderRoot);
+    const token = await otherUnderRoot.sign(lease());
+    const pending = [1, 2, 3].map(() => verifier.verify(token, { service: 'main' }));
+    await vi.waitFor(() => expect(release).toBeTypeOf('function'));
+    release();
+    await expect(Promise.all(pending)).resolves.toHaveLength(3);
+    expect(loadJwks).toHaveBeenCalledTimes(2);
+  });
+
+  it('keeps the last good JWK set when a refetch fails', async () => {
+    const { verifier, loadJwks } = setup();
+    const good = await pki.signLease(lease());
+    await verifier.verify(good, { service: 'main' });
+    const outage = new Error('JWKS endpoint unreachable');
+    loadJwks.mockRejectedValue(outage);
+
+    const error = await refusal(
+      verifier.verify(await pki.signLease(lease(), { kid: 'nope' }), { service: 'main' }),
+    );
+    expect(error).toMatchObject({ code: 'TOKEN_INVALID', cause: outage });
+    await expect(verifier.verify(good, { service: 'main' })).resolves.toMatchObject({ lic: 'L1' });
+    expect(loadJwks).toHaveBeenCalledTimes(2);
+  });
+
+  it('refuses when the JWK set cannot be loaded at all, and caches per service', async () => {
+    const outage = new Error('dormant');
+    const loadJwks = vi.fn(async (service: 'main' | 'standby') => {
+      if (service === 'standby') throw outage;
+      return pki.jwks;
+    });
+    const verifier = createLeaseVerifier({ roots: [pki.trustedRoot], loadJwks, now });
+    const token = await pki.signLease(lease());
+    const error = await refusal(verifier.verify(token, { service: 'standby' }));
+    expect(error).toMatchObject({ code: 'TOKEN_INVALID', cause: outage });
+    await verifier.verify(token, { service: 'main' });
+    await verifier.verify(token, { service: 'main' });
+    expect(loadJwks.mock.calls.map(([service]) => service)).toEqual(['standby', 'main']);
+  });
+
+  it('refuses an expired lease and accepts one within the clock tolerance', async () => {
+    const { verifier } = setup();
+    const at = T0 / 1000;
+    const late = await pki.signLease(lease({ iat: at - 8 * 3600, exp: at - 61 }));
+    expect((await refusal(verifier.verify(late, { service: 'main' }))).code).toBe('TOKEN_INVALID');
+    const withinTolerance = await pki.signLease(lease({ iat: at - 8 * 3600, exp: at - 30 }));
+    await expect(verifier.verify(withinTolerance, { service: 'main' })).resolves.toBeDefined();
+
+    const early = await pki.signLease(lease({ iat: at + 120, exp: at + 8 * 3600 }));
+    expect((await refusal(verifier.verify(early, { service: 'main' }))).code).toBe('TOKEN_INVALID');
+    const slightlyEarly = await pki.signLease(lease({ iat: at + 30, exp: at + 8 * 3600 }));
+    await expect(verifier.verify(slightlyEarly, { service: 'main' })).resolves.toBeDefined();
+
+    const noExp = await pki.signLease({ ItemA: true, iat: at, exp: undefined });
+    expect((await refusal(verifier.verify(noExp, { service: 'main' }))).code).toBe('TOKEN_INVALID');
+  });
+
+  it('refuses an expired and a not-yet-valid certificate', async () => {
+    const { verifier } = setup(jwksOf(expired, notYetValid));
+    for (const key of [expired, notYetValid]) {
+      const error = await refusal(verifier.verify(await key.sign(lease()), { service: 'main' }));
+      expect(error.code).toBe('TOKEN_INVALID');
+      expect(error.message).toMatch(key === expired ? /expired at/ : /not valid before/);
+    }
+  });
+
+  it('refuses a certificate once it expires, even with the chain result cached', async () => {
+    let time = T0;
+    const { verifier } = setup(pki.jwks, { now: () => time });
+    await verifier.verify(await pki.signLease(lease()), { service: 'main' });
+    time = pki.signingKey.cert.notAfter.getTime() + 61_000;
+    const later = await pki.signLease(lease({ iat: time / 1000 - 10, exp: time / 1000 + 3600 }));
+    const error = await refusal(verifier.verify(later, { service: 'main' }));
+    expect(error.message).toMatch(/expired at/);
+  });
+
+  it('refuses an issuer without the CA flag or without keyCertSign', async () => {
+    const { verifier } = setup(jwksOf(underNonCa, underNoKeyCertSign));
+    const notCa = await refusal(
+      verifier.verify(await underNonCa.sign(lease()), { service: 'main' }),
+    );
+    expect(notCa).toMatchObject({ code: 'TOKEN_INVALID' });
+    expect(notCa.message).toMatch(/is not a CA/);
+    const noCertSign = await refusal(
+      verifier.verify(await underNoKeyCertSign.sign(lease()), { service: 'main' }),
+    );
+    expect(noCertSign.message).toMatch(/keyCertSign/);
+  });
+
+  it('refuses a lease without the requested item claim', async () => {
+    const { verifier } = setup();
+    const denied = await pki.signLease({ ItemB_errorCode: 'noLicenseFound', lic: 'L1' });
+    const error = await refusal(verifier.verify(denied, { service: 'main', item: 'ItemB' }));
+    expect(error.code).toBe('TOKEN_INVALID');
+    expect(error.message).toMatch(/noLicenseFound/);
+    const stringTrue = await pki.signLease({ ItemB: 'true' });
+    expect(
+      (await refusal(verifier.verify(stringTrue, { service: 'main', item: 'ItemB' }))).code,
+    ).toBe('TOKEN_INVALID');
+  });
+
+  it('does no JWKS fetch, chain validation or key import in steady state', async () => {
+    const { verifier, loadJwks } = setup();
+    const token = await pki.signLease(lease());
+    await verifier.verify(token, { service: 'standby', item: 'ItemA' });
+    const chainChecks = vi.spyOn(x509.X509Certificate.prototype, 'verify');
+    const imports = vi.spyOn(globalThis.crypto.subtle, 'importKey');
+    const rsaVerifies = vi.spyOn(globalThis.crypto.subtle, 'verify');
+    for (let i = 0; i < 5; i++) await verifier.verify(token, { service: 'standby', item: 'ItemA' });
+    expect(loadJwks).toHaveBeenCalledTimes(1);
+    expect(chainChecks).not.toHaveBeenCalled();
+    expect(imports).not.toHaveBeenCalled();
+    expect(rsaVerifies).toHaveBeenCalledTimes(5);
+  });
+
+  it('re-validates when the published JWK of a kid changes', async () => {
+    let jwks = pki.jwks;
+    let time = T0;
+    const verifier = createLeaseVerifier({
+      roots: [pki.trustedRoot],
+      loadJwks: async () => jwks,
+      now: () => time,
+    });
+    await verifier.verify(await pki.signLease(lease()), { service: 'main' });
+    // The service now publishes a different key under a new kid and the old kid with a foreign chain.
+    jwks = { keys: [{ ...foreign.jwk, kid: pki.kid }, otherUnderRoot.jwk] };
+    time += 1000;
+    await verifier.verify(await otherUnderRoot.sign(lease()), { service: 'main' });
+    const error = await refusal(verifier.verify(await pki.signLease(lease()), { service: 'main' }));
+    expect(error.message).toMatch(/neither an embedded root/);
+  });
+
+  it('pins: an app embedding only the old root verifies old-key leases, not the new default', async () => {
+    const newRootKey = foreign;
+    const { verifier } = setup(jwksOf(newRootKey, pki.signingKey));
+    await expect(
+      verifier.verify(await pki.signLease(lease()), { service: 'standby' }),
+    ).resolves.toBeDefined();
+    const error = await refusal(
+      verifier.verify(await newRootKey.sign(lease()), { service: 'standby' }),
+    );
+    expect(error.code).toBe('TOKEN_INVALID');
+  });
+
+  it('rejects invalid roots with INVALID_ARGUMENT at creation', () => {
+    const loadJwks = async () => pki.jwks;
+    const bad: TrustedRoot[][] = [
+      [],
+      [{ pem: 'not a pem' }],
+      [{ pem: '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n' }],
+      [{ pem: pki.rootPem }, { pem: 42 as unknown as string }],
+    ];
+    for (const roots of bad) {
+      expect(() => createLeaseVerifier({ roots, loadJwks })).toThrow(
+        expect.objectContaining({ code: 'INVALID_ARGUMENT' }),
+      );
+    }
+    // CRLF and surrounding text are fine.
+    const crlf = `# embedded root\r\n${pki.rootPem.replace(/\n/g, '\r\n')}`;
+    expect(() => createLeaseVerifier({ roots: [{ pem: crlf }], loadJwks })).not.toThrow();
+  });
+
+  it('warns once per root within 90 days of expiry', async () => {
+    const notAfter = pki.root.cert.notAfter.getTime();
+    let time = notAfter - 91 * DAY;
+    const onRootExpiring = vi.fn();
+    const verifier = createLeaseVerifier({
+      roots: [pki.trustedRoot, { pem: pki.rootPem }],
+      loadJwks: async () => pki.jwks,
+      now: () => time,
+      onRootExpiring,
+    });
+    expect(onRootExpiring).not.toHaveBeenCalled();
+    time = notAfter - 30 * DAY - 1000;
+    const token = await pki.signLease(lease({ iat: time / 1000, exp: time / 1000 + 3600 }));
+    await verifier.verify(token, { service: 'main' });
+    await verifier.verify(token, { service: 'main' });
+    expect(onRootExpiring).toHaveBeenCalledTimes(2);
+    expect(onRootExpiring).toHaveBeenNthCalledWith(1, {
+      keyId: pki.kid,
+      notAfter: new Date(notAfter),
+      daysLeft: 30,
+    });
+    expect(onRootExpiring.mock.calls[1]![0]).not.toHaveProperty('keyId');
+  });
+
+  it('rejects with the abort reason when the signal is aborted', async () => {
+    const { verifier } = setup();
+    const controller = new AbortController();
+    controller.abort(new Error('stop'));
+    await expect(
+      verifier.verify(await pki.signLease(lease()), { service: 'main', signal: controller.signal }),
+    ).rejects.toThrow('stop');
+  });
+});
