@@ -22,5 +22,15 @@ export {
 } from './auth/id-token-source.js';
 export { createMemoryIdTokenStore } from './auth/memory-id-token-store.js';
 export { canonicalPublicKeyPem, computeServiceKeyHash } from './auth/service-key-hash.js';
+export {
+  createLeaseVerifier,
+  type JwkSet,
+  type JwksLoader,
+  type LeaseClaims,
+  type LeaseVerifier,
+  type LeaseVerifierOptions,
+  type RootExpiringInfo,
+  type TrustedRoot,
+} from './lease/lease-verifier.js';
 
 // --- event feeds ---
