@@ -1,0 +1,88 @@
+import { type FileHandle, mkdir, open } from 'node:fs/promises';
+import { join } from 'node:path';
+
+/** Name of the event log inside the data dir. */
+export const EVENT_LOG_FILE = 'events.log';
+
+/**
+ * An append-only log of JSON lines: one line per committed write (a whole batch, so a batch is
+ * on disk entirely or not at all) or per reset. A line counts once its `\n` is on disk; a torn
+ * unterminated last line (a crash mid-write, before the 201) is dropped when the log is opened.
+ */
+export class EventLog {
+  readonly #file: FileHandle;
+  #size: number;
+
+  private constructor(file: FileHandle, size: number) {
+    this.#file = file;
+    this.#size = size;
+  }
+
+  /**
+   * Opens (or creates) `<dataDir>/events.log` and returns it with the parsed records in order.
+   * Throws when a terminated line is not JSON: that is corruption, not a torn write.
+   */
+  static async open(dataDir: string): Promise<{ log: EventLog; records: unknown[] }> {
+    await mkdir(dataDir, { recursive: true, mode: 0o700 });
+    const path = join(dataDir, EVENT_LOG_FILE);
+    const file = await open(path, 'a+', 0o600);
+    try {
+      const bytes = await file.readFile();
+      const end = bytes.lastIndexOf(0x0a) + 1;
+      if (end < bytes.length) {
+        // Torn tail: its write never completed, so no client was told it was stored.
+        await file.truncate(end);
+        await file.sync();
+      }
+      const records: unknown[] = [];
+      const text = bytes.subarray(0, end).toString('utf8');
+      let lineNo = 0;
+      for (const line of text.split('\n')) {
+        lineNo++;
+        if (line === '') continue;
+        try {
+          records.push(JSON.parse(line));
+        } catch (err) {
+          throw new Error(`${path}: line ${lineNo} is not JSON; the event log is corrupt`, {
+            cause: err,
+          });
+        }
+      }
+      await syncDir(dataDir);
+      return { log: new EventLog(file, end), records };
+    } catch (err) {
+      await file.close();
+      throw err;
+    }
+  }
+
+  /**
+   * Appends `lines` (each ending in `\n`) and fsyncs. On failure the file is cut back to its
+   * previous length so a partial write cannot glue onto the next record.
+   */
+  async append(lines: string): Promise<void> {
+    const data = Buffer.from(lines, 'utf8');
+    try {
+      await this.#file.write(data);
+      await this.#file.sync();
+      this.#size += data.length;
+    } catch (err) {
+      await this.#file.truncate(this.#size).catch(() => undefined);
+      throw err;
+    }
+  }
+
+  /** Closes the file. */
+  async close(): Promise<void> {
+    await this.#file.close();
+  }
+}
+
+async function syncDir(dir: string): Promise<void> {
+  const handle = await open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
