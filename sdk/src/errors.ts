@@ -12,7 +12,9 @@ export type LicensingErrorCode =
   | 'FORBIDDEN'
   | 'NOT_FOUND'
   | 'REQUEST_REJECTED'
-  | 'FEED_CURSOR_REPEATED';
+  | 'FEED_CURSOR_REPEATED'
+  | 'LICENSE_DENIED'
+  | 'CLIENT_CLOSED';
 
 /** Options of {@link LicensingError}. */
 export interface LicensingErrorOptions {

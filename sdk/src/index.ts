@@ -22,6 +22,34 @@ export {
 } from './auth/id-token-source.js';
 export { createMemoryIdTokenStore } from './auth/memory-id-token-store.js';
 export { canonicalPublicKeyPem, computeServiceKeyHash } from './auth/service-key-hash.js';
+export type {
+  CallOptions,
+  CheckoutItem,
+  CheckoutResult,
+  LicensingClient,
+  ProductCheckout,
+  ProductCheckoutResult,
+  VerifyOptions,
+} from './client/build-licensing-client.js';
+export { createLicensingClient } from './client/create-licensing-client.js';
+export type {
+  AttemptFailedEvent,
+  FailbackEvent,
+  FailbackReason,
+  FailoverEvent,
+  IdTokenGraceEvent,
+  LeaseRenewedEvent,
+  LicensingEventHooks,
+  LicensingEventListener,
+  LicensingEventMap,
+  LicensingEvents,
+  LicensingLogger,
+  RenewFailedEvent,
+  RootExpiringEvent,
+} from './client/licensing-events.js';
+export type { FailureReason, LicensingService } from './failover/classify-failure.js';
+export type { DeniedItem, Lease } from './lease/lease.js';
+export type { LeaseKeeper, LeaseKeeperOptions } from './lease/lease-keeper.js';
 export {
   createLeaseVerifier,
   type JwkSet,
@@ -32,5 +60,16 @@ export {
   type RootExpiringInfo,
   type TrustedRoot,
 } from './lease/lease-verifier.js';
+export {
+  DEFAULTS,
+  type FailoverOptions,
+  type IdTokenAuthOptions,
+  type LicensingAuthOptions,
+  type LicensingClientOptions,
+  type ServiceKeyHashAuthOptions,
+  type ServicePublicKeyAuthOptions,
+  type TrustOptions,
+  type WireNameOptions,
+} from './options.js';
 
 // --- event feeds ---

@@ -1,0 +1,160 @@
+// Shared setup of the licensing client's msw unit tests (not a test file itself).
+import { HttpResponse, http } from 'msw';
+import type { IdTokenSource } from '../auth/id-token-source.js';
+import { answerAuthz, createFakeVerifier } from '../internal/fake-licensing.js';
+import { type LicensingClientOptions, resolveLicensingClientOptions } from '../options.js';
+import { buildLicensingClient, type LicensingClientParts } from './build-licensing-client.js';
+import type { LicensingEventMap } from './licensing-events.js';
+
+export const MAIN = 'http://main.test';
+export const STANDBY = 'http://standby.test';
+export const HASH = 'ab'.repeat(32);
+export const PEM = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
+export const NOW = Date.UTC(2030, 0, 1);
+
+/** One scripted answer of a fake service. */
+export type Reply =
+  | 'ok'
+  | 'deny'
+  | 'reset'
+  | 'hang'
+  | 'html200'
+  | 'dormant'
+  | number
+  | ((request: Request) => Response | Promise<Response>);
+
+/** Records every request of a fake service. */
+export interface Hits {
+  count: number;
+  requests: Request[];
+}
+
+function answer(reply: Reply, request: Request, service: 'main' | 'standby', deny: string[]) {
+  const search = new URL(request.url).search;
+  if (typeof reply === 'function') return reply(request);
+  switch (reply) {
+    case 'ok':
+      return new HttpResponse(answerAuthz(search, service, NOW / 1000), {
+        headers: { 'content-type': 'application/jwt' },
+      });
+    case 'deny':
+      return new HttpResponse(answerAuthz(search, service, NOW / 1000, deny), {
+        headers: { 'content-type': 'application/jwt' },
+      });
+    case 'reset':
+      return HttpResponse.error();
+    case 'hang':
+      // Never answers; settles quietly once the client gives up on the request.
+      return new Promise<Response>((resolve) => {
+        request.signal.addEventListener('abort', () => resolve(HttpResponse.error()));
+      });
+    case 'html200':
+      return new HttpResponse('<html>maintenance</html>', {
+        headers: { 'content-type': 'text/html' },
+      });
+    case 'dormant':
+      return HttpResponse.json({ error: 'standby_dormant' }, { status: 403 });
+    default:
+      return reply === 503
+        ? new HttpResponse('<html>503</html>', {
+            status: 503,
+            headers: { 'content-type': 'text/html' },
+          })
+        : HttpResponse.json({ error: `http_${reply}` }, { status: reply });
+  }
+}
+
+/**
+ * An msw handler for `<base>/authz/.jwt` that plays `replies` in order (the last one repeats)
+ * and counts requests.
+ */
+export function authzHandler(
+  service: 'main' | 'standby',
+  replies: Reply[],
+  hits: Hits = { count: 0, requests: [] },
+  deny: string[] = [],
+) {
+  const base = service === 'main' ? MAIN : STANDBY;
+  const handler = http.get(`${base}/authz/.jwt`, ({ request }) => {
+    const reply = replies[Math.min(hits.count, replies.length - 1)]!;
+    hits.count += 1;
+    hits.requests.push(request);
+    return answer(reply, request, service, deny);
+  });
+  return { handler, hits };
+}
+
+/** A fake ID-token source: counts calls, can be told to be in grace or to fail. */
+export function fakeIdTokens(state: { inGrace?: boolean; fail?: unknown } = {}) {
+  const calls: Array<{ service: string; forceRefresh?: boolean | undefined }> = [];
+  const source: IdTokenSource & { calls: typeof calls } = {
+    calls,
+    expiresAt: NOW,
+    async get(service, options = {}) {
+      calls.push({ service, forceRefresh: options.forceRefresh });
+      if (state.fail) throw state.fail;
+      return { token: `idtoken-${calls.length}`, inGrace: state.inGrace ?? false, expiresAt: NOW };
+    },
+  };
+  return source;
+}
+
+/** Builds a client on the fake services, recording every event. */
+export function makeClient(
+  overrides: Partial<LicensingClientOptions> = {},
+  parts: Partial<LicensingClientParts> = {},
+) {
+  const options = resolveLicensingClientOptions({
+    mainUrl: MAIN,
+    standbyUrl: STANDBY,
+    auth: { serviceKeyHash: HASH },
+    trust: { rootCertificates: [{ pem: PEM, keyId: 'root-1' }] },
+    hardwareId: 'H1',
+    version: '1.0',
+    now: () => NOW,
+    ...overrides,
+    failover: { backoffBaseMs: 1, backoffMaxMs: 2, ...overrides.failover },
+  });
+  const verifier = createFakeVerifier();
+  const client = buildLicensingClient(options, {
+    serviceKeyHash: async () => HASH,
+    createVerifier: () => verifier,
+    ...parts,
+  });
+  const events: Array<{ name: keyof LicensingEventMap; event: unknown }> = [];
+  for (const name of [
+    'failover',
+    'failback',
+    'attemptFailed',
+    'leaseRenewed',
+    'renewFailed',
+    'idTokenGrace',
+  ] as const) {
+    client.on(name, (event) => events.push({ name, event }));
+  }
+  const named = (name: keyof LicensingEventMap) =>
+    events.filter((e) => e.name === name).map((e) => e.event);
+  return { client, verifier, events, named };
+}
+
+/** `GET <standby>/enabled` answering `value`, counting requests. */
+export function enabledHandler(
+  value: () => boolean | Promise<boolean>,
+  hits: Hits = { count: 0, requests: [] },
+) {
+  const handler = http.get(`${STANDBY}/enabled`, async ({ request }) => {
+    hits.count += 1;
+    hits.requests.push(request);
+    return HttpResponse.json(await value());
+  });
+  return { handler, hits };
+}
+
+/** `GET <main>/.well-known/jwks.json` (the Strategy B probe) with a scripted status. */
+export function mainJwksHandler(up: () => boolean, hits: Hits = { count: 0, requests: [] }) {
+  const handler = http.get(`${MAIN}/.well-known/jwks.json`, () => {
+    hits.count += 1;
+    return up() ? HttpResponse.json({ keys: [] }) : HttpResponse.error();
+  });
+  return { handler, hits };
+}

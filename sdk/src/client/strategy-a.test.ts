@@ -1,0 +1,389 @@
+import { HttpResponse, http } from 'msw';
+import { setupServer } from 'msw/node';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { isLicensingError, LicensingError } from '../errors.js';
+import { authzHandler, fakeIdTokens, HASH, MAIN, makeClient, NOW } from './licensing-test-setup.js';
+
+const server = setupServer();
+beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
+afterEach(() => {
+  server.resetHandlers();
+  vi.useRealTimers();
+});
+afterAll(() => server.close());
+
+async function rejection(promise: Promise<unknown>): Promise<LicensingError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  if (!isLicensingError(error)) throw new Error(`expected a LicensingError, got ${String(error)}`);
+  return error;
+}
+
+describe('checkout on a healthy main service', () => {
+  it('sends the wire format and returns verified leases in request order', async () => {
+    const main = authzHandler('main', ['ok']);
+    server.use(main.handler);
+    const { client, verifier } = makeClient();
+    const { leases, denied } = await client.checkout(['ItemA', { item: 'ItemB', licenseId: 'L9' }]);
+    expect(denied).toEqual([]);
+    expect(leases.map((l) => [l.item, l.servedBy])).toEqual([
+      ['ItemA', 'main'],
+      ['ItemB', 'main'],
+    ]);
+    expect(leases[1]!.licenseId).toBe('L9');
+    expect(leases[0]!.expiresAt).toBe(NOW + 28_800_000);
+    expect(leases[0]!.refreshAt).toBe(NOW + 21_600_000);
+    const request = main.hits.requests[0]!;
+    expect(new URL(request.url).search).toBe('?ItemA&ItemB=;licenseId=L9&hw=H1&version=1.0');
+    expect(request.headers.get('authorization')).toBe(`ServiceKeyHash ${HASH}`);
+    expect(request.headers.get('service-signingkeyid')).toBeNull();
+    expect(verifier.calls).toEqual([
+      { service: 'main', item: 'ItemA' },
+      { service: 'main', item: 'ItemB' },
+    ]);
+    expect(client.activeService).toBe('main');
+  });
+
+  it('returns a per-item noLicenseFound as denied, not as an outage', async () => {
+    const main = authzHandler('main', ['deny'], undefined, ['ItemB']);
+    const standby = authzHandler('standby', ['ok']);
+    server.use(main.handler, standby.handler);
+    const { client } = makeClient();
+    const { leases, denied } = await client.checkout(['ItemA', 'ItemB']);
+    expect(leases.map((l) => l.item)).toEqual(['ItemA']);
+    expect(denied).toEqual([
+      { item: 'ItemB', code: 'noLicenseFound', message: 'No license found' },
+    ]);
+    expect(main.hits.count).toBe(1);
+    expect(standby.hits.count).toBe(0);
+  });
+
+  it('renews with <item>=;leaseId and releases with release&<id>', async () => {
+    const main = authzHandler('main', ['ok']);
+    server.use(main.handler);
+    const { client, named } = makeClient();
+    const [lease] = (await client.checkout(['ItemA'])).leases;
+    const renewed = await client.renew(lease!);
+    expect(renewed.leaseId).toBe(lease!.leaseId);
+    expect(new URL(main.hits.requests[1]!.url).search).toBe(
+      `?ItemA=;leaseId=${lease!.leaseId}&hw=H1&version=1.0`,
+    );
+    expect(named('leaseRenewed')).toEqual([{ previous: lease, lease: renewed, reissued: false }]);
+    await client.release(renewed);
+    expect(new URL(main.hits.requests[2]!.url).search).toBe(`?release&${lease!.leaseId}`);
+  });
+
+  it('rejects bad arguments with INVALID_ARGUMENT before any request', async () => {
+    const { client } = makeClient();
+    for (const items of [[], [''], ['hw'], ['A', 'A']]) {
+      expect((await rejection(client.checkout(items))).code).toBe('INVALID_ARGUMENT');
+    }
+    expect((await rejection(client.renew({} as never))).code).toBe('INVALID_ARGUMENT');
+  });
+});
+
+describe('Strategy A', () => {
+  const failures: Array<[string, Parameters<typeof authzHandler>[1]]> = [
+    ['503 HTML', [503]],
+    ['500', [500]],
+    ['408', [408]],
+    ['connection reset', ['reset']],
+    ['200 with an HTML body', ['html200']],
+  ];
+
+  it.each(failures)(
+    'main %s: tries main mainAttempts times, then the standby',
+    async (_n, replies) => {
+      const main = authzHandler('main', replies);
+      const standby = authzHandler('standby', ['ok']);
+      server.use(main.handler, standby.handler);
+      const { client, named } = makeClient({ failover: { strategy: 'A', mainAttempts: 3 } });
+      const { leases } = await client.checkout(['ItemA']);
+      expect(leases[0]!.servedBy).toBe('standby');
+      expect(main.hits.count).toBe(3);
+      expect(standby.hits.count).toBe(1);
+      expect(standby.hits.requests[0]!.headers.get('service-signingkeyid')).toBe('root-1');
+      expect(client.activeService).toBe('standby');
+      expect(named('attemptFailed')).toHaveLength(3);
+      expect(named('failover')).toHaveLength(1);
+      // Strategy A is not sticky: the next call starts on main again.
+      await client.checkout(['ItemB']);
+      expect(main.hits.count).toBe(6);
+    },
+  );
+
+  it('fails over on a DNS failure (TypeError with cause ENOTFOUND)', async () => {
+    const standby = authzHandler('standby', ['ok']);
+    server.use(standby.handler);
+    const dns = vi.fn(async () => {
+      throw new TypeError('fetch failed', {
+        cause: Object.assign(new Error('getaddrinfo ENOTFOUND main.test'), { code: 'ENOTFOUND' }),
+      });
+    });
+    const { client, named } = makeClient({
+      fetch: ((input: RequestInfo | URL, init?: RequestInit) =>
+        String(input).startsWith(MAIN) ? dns() : fetch(input, init)) as typeof fetch,
+    });
+    const { leases } = await client.checkout(['ItemA']);
+    expect(leases[0]!.servedBy).toBe('standby');
+    expect(dns).toHaveBeenCalledTimes(2);
+    expect(named('attemptFailed').map((e) => (e as { reason: string }).reason)).toEqual([
+      'dns',
+      'dns',
+    ]);
+  });
+
+  it('plays exact flaky sequences', async () => {
+    const main = authzHandler('main', [503, 'ok']);
+    const standby = authzHandler('standby', ['ok']);
+    server.use(main.handler, standby.handler);
+    const { client } = makeClient();
+    expect((await client.checkout(['A'])).leases[0]!.servedBy).toBe('main');
+    expect([main.hits.count, standby.hits.count]).toEqual([2, 0]);
+
+    const main2 = authzHandler('main', ['reset', 'html200', 'ok']);
+    const standby2 = authzHandler('standby', ['ok']);
+    server.use(main2.handler, standby2.handler);
+    expect((await client.checkout(['A'])).leases[0]!.servedBy).toBe('standby');
+    expect([main2.hits.count, standby2.hits.count]).toEqual([2, 1]);
+    // The third main reply ('ok') now answers.
+    expect((await client.checkout(['A'])).leases[0]!.servedBy).toBe('main');
+  });
+
+  it.each([400, 401, 403, 404])('main %s does not fail over', async (status) => {
+    const main = authzHandler('main', [status]);
+    const standby = authzHandler('standby', ['ok']);
+    server.use(main.handler, standby.handler);
+    const { client } = makeClient();
+    const error = await rejection(client.checkout(['A']));
+    expect(error.code).toBe(
+      { 400: 'REQUEST_REJECTED', 401: 'UNAUTHORIZED', 403: 'FORBIDDEN', 404: 'NOT_FOUND' }[status],
+    );
+    expect(main.hits.count).toBe(1);
+    expect(standby.hits.count).toBe(0);
+  });
+
+  it('refreshes the ID token once after a main 401', async () => {
+    const main = authzHandler('main', [401, 'ok']);
+    server.use(main.handler);
+    const idTokens = fakeIdTokens();
+    const { client } = makeClient({}, { idTokens });
+    const { leases } = await client.checkout(['A']);
+    expect(leases[0]!.servedBy).toBe('main');
+    expect(idTokens.calls).toEqual([
+      { service: 'main', forceRefresh: undefined },
+      { service: 'main', forceRefresh: true },
+    ]);
+    expect(main.hits.requests[1]!.headers.get('authorization')).toBe('IdToken idtoken-2');
+  });
+
+  it('gives SERVICE_UNAVAILABLE with an AggregateError of every attempt when both fail', async () => {
+    server.use(authzHandler('main', [503]).handler, authzHandler('standby', ['reset']).handler);
+    const { client } = makeClient();
+    const error = await rejection(client.checkout(['A']));
+    expect(error.code).toBe('SERVICE_UNAVAILABLE');
+    expect(error.cause).toBeInstanceOf(AggregateError);
+    const causes = (error.cause as AggregateError).errors as LicensingError[];
+    expect(causes.map((c) => c.code)).toEqual([
+      'SERVICE_UNAVAILABLE',
+      'SERVICE_UNAVAILABLE',
+      'SERVICE_UNAVAILABLE',
+    ]);
+  });
+
+  it('gives STANDBY_DORMANT (with every attempt as cause) when the standby is dormant', async () => {
+    server.use(
+      authzHandler('main', ['reset']).handler,
+      authzHandler('standby', ['dormant']).handler,
+    );
+    const { client } = makeClient();
+    const error = await rejection(client.checkout(['A']));
+    expect(error.code).toBe('STANDBY_DORMANT');
+    expect((error.cause as AggregateError).errors).toHaveLength(3);
+  });
+
+  it('emits idTokenGrace when the standby gets an expired ID token within grace', async () => {
+    server.use(authzHandler('main', [503]).handler, authzHandler('standby', ['ok']).handler);
+    const idTokens = fakeIdTokens({ inGrace: true });
+    const { client, named } = makeClient({}, { idTokens });
+    await client.checkout(['A']);
+    expect(named('idTokenGrace')).toEqual([
+      { expiresAt: NOW },
+      { expiresAt: NOW },
+      { expiresAt: NOW },
+    ]);
+  });
+
+  it('fails over when no fresh ID token can be had for main, and reports ID_TOKEN_EXPIRED past grace', async () => {
+    const main = authzHandler('main', ['ok']);
+    server.use(main.handler, authzHandler('standby', ['ok']).handler);
+    const expired = new LicensingError('ID_TOKEN_EXPIRED', 'past grace');
+    const idTokens = fakeIdTokens({ fail: expired });
+    const { client } = makeClient({}, { idTokens });
+    const error = await rejection(client.checkout(['A']));
+    expect(error.code).toBe('ID_TOKEN_EXPIRED');
+    expect(main.hits.count).toBe(0);
+  });
+
+  it('honours Retry-After (capped) between main attempts', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const main = authzHandler('main', [
+      () =>
+        HttpResponse.json({ error: 'slow_down' }, { status: 429, headers: { 'retry-after': '3' } }),
+      'ok',
+    ]);
+    server.use(main.handler);
+    const { client } = makeClient({ failover: { retryAfterMaxMs: 60_000 } });
+    const result = client.checkout(['A']);
+    await vi.advanceTimersByTimeAsync(2_900);
+    expect(main.hits.count).toBe(1);
+    await vi.advanceTimersByTimeAsync(200);
+    expect(main.hits.count).toBe(2);
+    expect((await result).leases[0]!.servedBy).toBe('main');
+
+    const capped = authzHandler('main', [
+      () => HttpResponse.json({}, { status: 503, headers: { 'retry-after': '3600' } }),
+      'ok',
+    ]);
+    server.use(capped.handler);
+    const { client: cappedClient } = makeClient({ failover: { retryAfterMaxMs: 1_000 } });
+    const second = cappedClient.checkout(['A']);
+    await vi.advanceTimersByTimeAsync(1_001);
+    expect(capped.hits.count).toBe(2);
+    await second;
+  });
+
+  it('times out a hanging main attempt and moves on', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const main = authzHandler('main', ['hang']);
+    const standby = authzHandler('standby', ['ok']);
+    server.use(main.handler, standby.handler);
+    const { client, named } = makeClient({
+      failover: { attemptTimeoutMs: 5_000, mainAttempts: 2 },
+    });
+    const result = client.checkout(['A']);
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(main.hits.count).toBe(1);
+    await vi.advanceTimersByTimeAsync(5_010);
+    expect((await result).leases[0]!.servedBy).toBe('standby');
+    expect(named('attemptFailed').map((e) => (e as { reason: string }).reason)).toEqual([
+      'timeout',
+      'timeout',
+    ]);
+  });
+});
+
+describe('abort', () => {
+  it('rejects at once with an aborted signal, sending nothing', async () => {
+    const main = authzHandler('main', ['ok']);
+    server.use(main.handler);
+    const { client } = makeClient();
+    const reason = new Error('stop');
+    await expect(client.checkout(['A'], { signal: AbortSignal.abort(reason) })).rejects.toBe(
+      reason,
+    );
+    expect(main.hits.count).toBe(0);
+  });
+
+  it('aborts an in-flight main attempt without failing over', async () => {
+    const main = authzHandler('main', ['hang']);
+    const standby = authzHandler('standby', ['ok']);
+    server.use(main.handler, standby.handler);
+    const { client } = makeClient();
+    const controller = new AbortController();
+    const result = client.checkout(['A'], { signal: controller.signal });
+    await vi.waitFor(() => expect(main.hits.count).toBe(1));
+    controller.abort(new Error('user cancelled'));
+    await expect(result).rejects.toThrow('user cancelled');
+    expect(standby.hits.count).toBe(0);
+  });
+
+  it('aborts during the backoff wait', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const main = authzHandler('main', [503]);
+    server.use(main.handler);
+    const { client } = makeClient({ failover: { backoffBaseMs: 10_000, backoffMaxMs: 10_000 } });
+    const controller = new AbortController();
+    const result = client.checkout(['A'], { signal: controller.signal });
+    result.catch(() => {});
+    await vi.advanceTimersByTimeAsync(10);
+    expect(main.hits.count).toBe(1);
+    controller.abort(new Error('cancel in backoff'));
+    await expect(result).rejects.toThrow('cancel in backoff');
+    await vi.advanceTimersByTimeAsync(20_000);
+    expect(main.hits.count).toBe(1);
+  });
+
+  it('aborts an in-flight standby attempt', async () => {
+    server.use(authzHandler('main', [503]).handler);
+    const standby = authzHandler('standby', ['hang']);
+    server.use(standby.handler);
+    const { client } = makeClient();
+    const controller = new AbortController();
+    const result = client.checkout(['A'], { signal: controller.signal });
+    await vi.waitFor(() => expect(standby.hits.count).toBe(1));
+    controller.abort(new Error('cancel on standby'));
+    await expect(result).rejects.toThrow('cancel on standby');
+  });
+});
+
+describe('checkoutProducts', () => {
+  it('POSTs the products to main with the ID token and verifies granted JWTs', async () => {
+    let body: unknown;
+    let authorization: string | null = null;
+    server.use(
+      http.post(`${MAIN}/licensing/actions/checkout`, async ({ request }) => {
+        body = await request.json();
+        authorization = request.headers.get('authorization');
+        return HttpResponse.json([
+          { productName: 'Pro', granted: true, jwt: 'eyJhbGciOiJSUzI1NiJ9.eyJQcm8iOnRydWV9.c2ln' },
+          { productName: 'Max', granted: false, errorCode: 'noLicenseFound' },
+        ]);
+      }),
+    );
+    const { client } = makeClient({}, { idTokens: fakeIdTokens() });
+    const products = [
+      { productName: 'Pro', qty: 1, qtyDimension: 'SEATS' as const },
+      { productName: 'Max', qty: 2, qtyDimension: 'USE_COUNT' as const },
+    ];
+    const result = await client.checkoutProducts(products);
+    expect(body).toEqual(products);
+    expect(authorization).toBe('IdToken idtoken-1');
+    expect(result[0]).toMatchObject({ productName: 'Pro', granted: true, claims: { Pro: true } });
+    expect(result[1]).toEqual({ productName: 'Max', granted: false, errorCode: 'noLicenseFound' });
+  });
+
+  it('never fails over to the standby and validates its input', async () => {
+    server.use(http.post(`${MAIN}/licensing/actions/checkout`, () => HttpResponse.error()));
+    const { client } = makeClient({}, { idTokens: fakeIdTokens() });
+    const error = await rejection(
+      client.checkoutProducts([{ productName: 'Pro', qty: 1, qtyDimension: 'SEATS' }]),
+    );
+    expect(error.code).toBe('SERVICE_UNAVAILABLE');
+    const bad = await rejection(
+      client.checkoutProducts([{ productName: 'Pro', qty: 0, qtyDimension: 'SEATS' }]),
+    );
+    expect(bad.code).toBe('INVALID_ARGUMENT');
+  });
+});
+
+describe('verify and close', () => {
+  it('re-verifies a stored token against the service named by iss', async () => {
+    server.use(authzHandler('main', [503]).handler, authzHandler('standby', ['ok']).handler);
+    const { client, verifier } = makeClient();
+    const [lease] = (await client.checkout(['ItemA'])).leases;
+    verifier.calls.length = 0;
+    // fake tokens carry iss 'standby'; pass the service explicitly.
+    const again = await client.verify(lease!.token, { service: 'standby' });
+    expect(again).toMatchObject({ item: 'ItemA', leaseId: lease!.leaseId, servedBy: 'standby' });
+    expect(verifier.calls).toEqual([{ service: 'standby', item: 'ItemA' }]);
+  });
+
+  it('refuses calls after close()', async () => {
+    const { client } = makeClient();
+    await client.close();
+    expect((await rejection(client.checkout(['A']))).code).toBe('CLIENT_CLOSED');
+  });
+});

@@ -1,0 +1,162 @@
+import { describe, expect, it } from 'vitest';
+import { AttemptTimeoutError } from '../internal/attempt-signal.js';
+import { fakeToken } from '../internal/fake-licensing.js';
+import type { HttpAttemptOutcome } from '../internal/http-attempt.js';
+import { classifyFailure, type FailureReason } from './classify-failure.js';
+
+const URL_ = 'http://main.test/authz/.jwt';
+const NOW = Date.UTC(2030, 0, 1);
+
+function response(
+  status: number,
+  body = '',
+  headers: Record<string, string> = {},
+): HttpAttemptOutcome {
+  return { kind: 'response', url: URL_, status, headers: new Headers(headers), body };
+}
+
+function socketError(code: string): HttpAttemptOutcome {
+  const cause = Object.assign(new Error(code), { code });
+  return {
+    kind: 'error',
+    url: URL_,
+    error: new TypeError('fetch failed', { cause }),
+    timedOut: false,
+  };
+}
+
+const JWT = fakeToken({ ItemA: true });
+const HTML = '<html><body>503 Service Unavailable</body></html>';
+
+describe('classifyFailure', () => {
+  const cases: Array<[string, HttpAttemptOutcome, boolean, FailureReason, string]> = [
+    [
+      'connection refused',
+      socketError('ECONNREFUSED'),
+      true,
+      'connection-refused',
+      'SERVICE_UNAVAILABLE',
+    ],
+    [
+      'connection reset',
+      socketError('ECONNRESET'),
+      true,
+      'connection-reset',
+      'SERVICE_UNAVAILABLE',
+    ],
+    ['DNS failure', socketError('ENOTFOUND'), true, 'dns', 'SERVICE_UNAVAILABLE'],
+    ['DNS try again', socketError('EAI_AGAIN'), true, 'dns', 'SERVICE_UNAVAILABLE'],
+    [
+      'socket timeout',
+      socketError('UND_ERR_HEADERS_TIMEOUT'),
+      true,
+      'timeout',
+      'SERVICE_UNAVAILABLE',
+    ],
+    [
+      'per-attempt timeout',
+      { kind: 'error', url: URL_, error: new AttemptTimeoutError(5000), timedOut: true },
+      true,
+      'timeout',
+      'SERVICE_UNAVAILABLE',
+    ],
+    [
+      'dropped connection',
+      { kind: 'error', url: URL_, error: new TypeError('Failed to fetch'), timedOut: false },
+      true,
+      'network',
+      'SERVICE_UNAVAILABLE',
+    ],
+    ['500', response(500), true, 'server-error', 'SERVICE_UNAVAILABLE'],
+    ['502', response(502), true, 'server-error', 'SERVICE_UNAVAILABLE'],
+    [
+      '503 HTML',
+      response(503, HTML, { 'content-type': 'text/html' }),
+      true,
+      'server-error',
+      'SERVICE_UNAVAILABLE',
+    ],
+    ['408', response(408), true, 'request-timeout', 'SERVICE_UNAVAILABLE'],
+    ['429', response(429), true, 'rate-limited', 'SERVICE_UNAVAILABLE'],
+    [
+      '200 HTML',
+      response(200, HTML, { 'content-type': 'text/html' }),
+      true,
+      'malformed-body',
+      'SERVICE_UNAVAILABLE',
+    ],
+    ['400', response(400, '{"error":"invalid_request"}'), false, 'bad-request', 'REQUEST_REJECTED'],
+    ['401', response(401, '{"error":"invalid_token"}'), false, 'unauthorized', 'UNAUTHORIZED'],
+    ['403', response(403, '{"error":"forbidden"}'), false, 'forbidden', 'FORBIDDEN'],
+    ['404', response(404), false, 'not-found', 'NOT_FOUND'],
+    ['409', response(409), false, 'client-error', 'REQUEST_REJECTED'],
+  ];
+
+  it.each(cases)('main %s → outage %s', (_name, outcome, outage, reason, code) => {
+    const verdict = classifyFailure(outcome, { service: 'main', expect: 'jwt', now: NOW });
+    expect(verdict.ok).toBe(false);
+    if (verdict.ok) return;
+    expect(verdict).toMatchObject({ outage, reason });
+    expect(verdict.error.code).toBe(code);
+  });
+
+  it('accepts a 200 with JWTs joined by &', () => {
+    const verdict = classifyFailure(response(200, `${JWT}&${JWT}`), {
+      service: 'main',
+      expect: 'jwt',
+      now: NOW,
+    });
+    expect(verdict.ok).toBe(true);
+  });
+
+  it('treats a 200 that is not JSON as an outage when JSON is expected', () => {
+    const verdict = classifyFailure(response(200, HTML), {
+      service: 'main',
+      expect: 'json',
+      now: NOW,
+    });
+    expect(verdict).toMatchObject({ ok: false, outage: true, reason: 'malformed-body' });
+  });
+
+  it('maps any standby 403 to STANDBY_DORMANT without outage', () => {
+    const verdict = classifyFailure(response(403, '{"error":"standby_dormant"}'), {
+      service: 'standby',
+      expect: 'jwt',
+      now: NOW,
+    });
+    expect(verdict).toMatchObject({ ok: false, outage: false, reason: 'standby-dormant' });
+    if (!verdict.ok) expect(verdict.error.code).toBe('STANDBY_DORMANT');
+  });
+
+  it('carries status, URL and the ApiError fields', () => {
+    const verdict = classifyFailure(
+      response(401, '{"error":"invalid_token","error_description":"expired"}'),
+      {
+        service: 'main',
+        expect: 'jwt',
+        now: NOW,
+      },
+    );
+    expect(verdict.ok ? undefined : verdict.error).toMatchObject({
+      status: 401,
+      url: URL_,
+      service: 'main',
+      error: 'invalid_token',
+      errorDescription: 'expired',
+    });
+  });
+
+  it('reads Retry-After in seconds and as an HTTP date', () => {
+    const seconds = classifyFailure(response(429, '', { 'retry-after': '7' }), {
+      service: 'main',
+      expect: 'jwt',
+      now: NOW,
+    });
+    expect(seconds).toMatchObject({ retryAfterMs: 7000 });
+    const date = classifyFailure(
+      response(503, '', { 'retry-after': new Date(NOW + 12_000).toUTCString() }),
+      { service: 'main', expect: 'jwt', now: NOW },
+    );
+    expect(date).toMatchObject({ retryAfterMs: 12_000 });
+  });
+});

@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULTS, type LicensingClientOptions, resolveLicensingClientOptions } from './options.js';
+
+const PEM = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
+const base: LicensingClientOptions = {
+  mainUrl: 'https://main.example/',
+  standbyUrl: 'https://standby.example/v1',
+  auth: { idToken: () => 'token' },
+  trust: { rootCertificates: [{ pem: PEM }, { pem: PEM, keyId: 'k2' }, { pem: PEM, keyId: 'k3' }] },
+};
+
+function resolveWith(patch: Record<string, unknown>) {
+  return () => resolveLicensingClientOptions({ ...base, ...patch } as LicensingClientOptions);
+}
+
+describe('resolveLicensingClientOptions', () => {
+  it('applies DEFAULTS and normalises URLs', () => {
+    const resolved = resolveLicensingClientOptions(base);
+    expect(resolved.failover).toEqual(DEFAULTS.failover);
+    expect(resolved.names).toEqual(DEFAULTS.names);
+    expect(resolved.mainUrl).toBe('https://main.example');
+    expect(resolved.standbyUrl).toBe('https://standby.example/v1');
+    expect(resolved.signingKeyId).toBe('k2');
+    expect(resolved.auth.kind).toBe('idToken');
+  });
+
+  it.each([
+    ['unknown top-level key', { mainURL: 'x' }, /Unknown option `mainURL`/],
+    ['bad mainUrl', { mainUrl: 'not a url' }, /`mainUrl`/],
+    ['ftp standbyUrl', { standbyUrl: 'ftp://x' }, /`standbyUrl`/],
+    ['auth without scheme', { auth: {} }, /`auth`/],
+    ['auth.idToken not a function', { auth: { idToken: 'abc' } }, /`auth.idToken`/],
+    ['bad hash', { auth: { serviceKeyHash: 'xyz' } }, /`auth.serviceKeyHash`/],
+    ['bad PEM', { auth: { servicePublicKeyPem: 'nope' } }, /`auth.servicePublicKeyPem`/],
+    ['unknown auth key', { auth: { idToken: () => 't', grace: 1 } }, /Unknown option `auth.grace`/],
+    ['strategy C', { failover: { strategy: 'C' } }, /`failover.strategy`/],
+    ['mainAttempts 0', { failover: { mainAttempts: 0 } }, /`failover.mainAttempts`/],
+    ['mainAttempts 1.5', { failover: { mainAttempts: 1.5 } }, /`failover.mainAttempts`/],
+    ['negative timeout', { failover: { attemptTimeoutMs: -1 } }, /`failover.attemptTimeoutMs`/],
+    ['max < base', { failover: { backoffBaseMs: 10, backoffMaxMs: 5 } }, /`failover.backoffMaxMs`/],
+    ['unknown failover key', { failover: { retries: 3 } }, /Unknown option `failover.retries`/],
+    ['no roots', { trust: { rootCertificates: [] } }, /`trust.rootCertificates`/],
+    [
+      'root not PEM',
+      { trust: { rootCertificates: [{ pem: 'x' }] } },
+      /`trust.rootCertificates\[0\].pem`/,
+    ],
+    ['empty hardwareId', { hardwareId: '' }, /`hardwareId`/],
+    [
+      'bad header name',
+      { names: { signingKeyIdHeader: 'bad header' } },
+      /`names.signingKeyIdHeader`/,
+    ],
+    ['fetch not a function', { fetch: 1 }, /`fetch`/],
+    ['unknown event hook', { on: { failOver: () => {} } }, /Unknown option `on.failOver`/],
+    ['logger without warn', { logger: {} }, /`logger.warn`/],
+  ])('rejects %s with a TypeError naming the option', (_name, patch, message) => {
+    expect(resolveWith(patch)).toThrow(TypeError);
+    expect(resolveWith(patch)).toThrow(message);
+  });
+
+  it('accepts a vendor’s header and scheme names', () => {
+    const resolved = resolveLicensingClientOptions({
+      ...base,
+      names: { signingKeyIdHeader: 'Acme-SigningKeyId', serviceKeyHashScheme: 'AcmeKeyHash' },
+    });
+    expect(resolved.names).toEqual({
+      signingKeyIdHeader: 'Acme-SigningKeyId',
+      idTokenScheme: 'IdToken',
+      serviceKeyHashScheme: 'AcmeKeyHash',
+    });
+  });
+
+  it('lower-cases a given ServiceKeyHash', () => {
+    const resolved = resolveLicensingClientOptions({
+      ...base,
+      auth: { serviceKeyHash: 'AB'.repeat(32) },
+    });
+    expect(resolved.auth).toEqual({ kind: 'serviceKeyHash', hash: 'ab'.repeat(32) });
+  });
+});
