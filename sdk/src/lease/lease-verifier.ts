@@ -110,7 +110,7 @@ function tokenInvalid(message: string, cause?: unknown): LicensingError {
   return new LicensingError('TOKEN_INVALID', message, cause === undefined ? {} : { cause });
 }
 
-function describe(error: unknown): string {
+function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
@@ -134,7 +134,7 @@ function parseRoots(roots: unknown): ParsedRoot[] {
     } catch (cause) {
       throw new LicensingError(
         'INVALID_ARGUMENT',
-        `roots[${index}] is not a PEM certificate: ${describe(cause)}`,
+        `roots[${index}] is not a PEM certificate: ${messageOf(cause)}`,
         { cause },
       );
     }
@@ -150,7 +150,7 @@ function readHeader(token: unknown): ProtectedHeaderParameters & { kid: string }
   try {
     header = decodeProtectedHeader(token);
   } catch (cause) {
-    throw tokenInvalid(`the lease token header cannot be decoded: ${describe(cause)}`, cause);
+    throw tokenInvalid(`the lease token header cannot be decoded: ${messageOf(cause)}`, cause);
   }
   if (header.alg !== 'RS256') {
     throw tokenInvalid(
@@ -248,7 +248,7 @@ class DefaultLeaseVerifier implements LeaseVerifier {
     try {
       assertPathValidAt(verified.validity, now, this.#toleranceMs);
     } catch (cause) {
-      throw tokenInvalid(`the certificate chain of kid ${kid}: ${describe(cause)}`, cause);
+      throw tokenInvalid(`the certificate chain of kid ${kid}: ${messageOf(cause)}`, cause);
     }
 
     let claims: LeaseClaims;
@@ -261,7 +261,7 @@ class DefaultLeaseVerifier implements LeaseVerifier {
       });
       claims = result.payload as LeaseClaims;
     } catch (cause) {
-      throw tokenInvalid(`the lease token does not verify: ${describe(cause)}`, cause);
+      throw tokenInvalid(`the lease token does not verify: ${messageOf(cause)}`, cause);
     }
     if (claims.iat * 1000 > now + this.#toleranceMs) {
       throw tokenInvalid(`the lease token iat ${claims.iat} is in the future`);
@@ -297,8 +297,8 @@ class DefaultLeaseVerifier implements LeaseVerifier {
     } catch (cause) {
       if (signal?.aborted) throw signal.reason;
       const message = cached
-        ? `kid ${kid} is not in the cached JWK set of the ${service} service, and refetching it failed: ${describe(cause)}`
-        : `the JWK set of the ${service} service could not be loaded: ${describe(cause)}`;
+        ? `kid ${kid} is not in the cached JWK set of the ${service} service, and refetching it failed: ${messageOf(cause)}`
+        : `the JWK set of the ${service} service could not be loaded: ${messageOf(cause)}`;
       throw tokenInvalid(message, cause);
     }
     const jwk = fresh.get(kid);
@@ -366,7 +366,7 @@ class DefaultLeaseVerifier implements LeaseVerifier {
     try {
       path = await verifyCertificateChain(jwk.x5c, this.#roots);
     } catch (cause) {
-      throw tokenInvalid(`the certificate chain of kid ${kid}: ${describe(cause)}`, cause);
+      throw tokenInvalid(`the certificate chain of kid ${kid}: ${messageOf(cause)}`, cause);
     }
     let key: CryptoKey;
     let leafJwk: JsonWebKey;
