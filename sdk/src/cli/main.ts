@@ -1,3 +1,4 @@
-// The `standby-licensing` command. Sub-commands arrive with the QA kit issue.
-process.stderr.write('standby-licensing: no command yet\n');
-process.exitCode = 2;
+// The `standby-licensing` command (Node only; tsup builds it to dist/cli.js with a shebang).
+import { runCli } from './run-cli.js';
+
+process.exitCode = await runCli(process.argv.slice(2));
