@@ -12,6 +12,9 @@ export const HASH = 'ab'.repeat(32);
 export const PEM = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
 export const NOW = Date.UTC(2030, 0, 1);
 
+/** The fake services' clock (ms); tests with fake timers point it at `Date.now`. */
+export const serviceClock = { now: () => NOW };
+
 /** One scripted answer of a fake service. */
 export type Reply =
   | 'ok'
@@ -34,13 +37,16 @@ function answer(reply: Reply, request: Request, service: 'main' | 'standby', den
   if (typeof reply === 'function') return reply(request);
   switch (reply) {
     case 'ok':
-      return new HttpResponse(answerAuthz(search, service, NOW / 1000), {
+      return new HttpResponse(answerAuthz(search, service, Math.floor(serviceClock.now() / 1000)), {
         headers: { 'content-type': 'application/jwt' },
       });
     case 'deny':
-      return new HttpResponse(answerAuthz(search, service, NOW / 1000, deny), {
-        headers: { 'content-type': 'application/jwt' },
-      });
+      return new HttpResponse(
+        answerAuthz(search, service, Math.floor(serviceClock.now() / 1000), deny),
+        {
+          headers: { 'content-type': 'application/jwt' },
+        },
+      );
     case 'reset':
       return HttpResponse.error();
     case 'hang':

@@ -1,0 +1,188 @@
+import { setupServer } from 'msw/node';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { isLicensingError } from '../errors.js';
+import {
+  authzHandler,
+  enabledHandler,
+  mainJwksHandler,
+  makeClient,
+} from './licensing-test-setup.js';
+
+const server = setupServer();
+beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
+afterEach(() => {
+  server.resetHandlers();
+  vi.useRealTimers();
+});
+afterAll(() => server.close());
+
+const B = { failover: { strategy: 'B' as const, mainAttempts: 2, probeIntervalMs: 30_000 } };
+
+describe('Strategy B', () => {
+  it('checks /enabled once for concurrent calls, then sticks to the standby with zero main attempts', async () => {
+    const main = authzHandler('main', [503]);
+    const standby = authzHandler('standby', ['ok']);
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    const enabled = enabledHandler(async () => {
+      await gate;
+      return true;
+    });
+    server.use(
+      main.handler,
+      standby.handler,
+      enabled.handler,
+      mainJwksHandler(() => false).handler,
+    );
+    const { client, named } = makeClient(B);
+    const calls = [client.checkout(['A']), client.checkout(['B']), client.checkout(['C'])];
+    await vi.waitFor(() => expect(main.hits.count).toBe(6));
+    await vi.waitFor(() => expect(enabled.hits.count).toBe(1));
+    open();
+    const results = await Promise.all(calls);
+    expect(results.map((r) => r.leases[0]!.servedBy)).toEqual(['standby', 'standby', 'standby']);
+    expect(enabled.hits.count).toBe(1);
+    expect(named('failover')).toHaveLength(1);
+    expect(client.activeService).toBe('standby');
+
+    // Sticky: further calls make no main attempts at all.
+    const lease = (await client.checkout(['D'])).leases[0]!;
+    await client.renew(lease);
+    await client.release(lease);
+    expect(main.hits.count).toBe(6);
+    expect(standby.hits.count).toBe(6);
+    await client.close();
+  });
+
+  it('gives STANDBY_DORMANT when /enabled reports false, never touching /authz on the standby', async () => {
+    const main = authzHandler('main', ['reset']);
+    const standby = authzHandler('standby', ['ok']);
+    const enabled = enabledHandler(() => false);
+    server.use(main.handler, standby.handler, enabled.handler);
+    const { client } = makeClient(B);
+    const error = await client.checkout(['A']).catch((e: unknown) => e);
+    expect(isLicensingError(error) && error.code).toBe('STANDBY_DORMANT');
+    expect(standby.hits.count).toBe(0);
+    expect(client.activeService).toBe('main');
+  });
+
+  it('fails back to main when the standby answers 403, in the same call', async () => {
+    const main = authzHandler('main', [503, 503, 'ok']);
+    const standby = authzHandler('standby', ['ok', 'dormant']);
+    server.use(
+      main.handler,
+      standby.handler,
+      enabledHandler(() => true).handler,
+      mainJwksHandler(() => false).handler,
+    );
+    const { client, named } = makeClient(B);
+    expect((await client.checkout(['A'])).leases[0]!.servedBy).toBe('standby');
+    // Standby now dormant: 403 → back to main for this call, which main serves.
+    expect((await client.checkout(['A'])).leases[0]!.servedBy).toBe('main');
+    expect(named('failback')).toEqual([
+      { from: 'standby', to: 'main', reason: 'standby-forbidden' },
+    ]);
+    expect(client.activeService).toBe('main');
+    await client.close();
+  });
+
+  it('fails back when the probe finds main answering', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    let mainUp = false;
+    const main = authzHandler('main', [503, 503, 'ok']);
+    const probe = mainJwksHandler(() => mainUp);
+    const enabled = enabledHandler(() => true);
+    server.use(
+      main.handler,
+      authzHandler('standby', ['ok']).handler,
+      enabled.handler,
+      probe.handler,
+    );
+    const { client, named } = makeClient(B);
+    const first = client.checkout(['A']);
+    await vi.advanceTimersByTimeAsync(10);
+    expect((await first).leases[0]!.servedBy).toBe('standby');
+
+    await vi.advanceTimersByTimeAsync(30_000);
+    expect(probe.hits.count).toBe(1);
+    expect(client.activeService).toBe('standby');
+    mainUp = true;
+    await vi.advanceTimersByTimeAsync(30_000);
+    expect(probe.hits.count).toBe(2);
+    expect(client.activeService).toBe('main');
+    expect(named('failback')).toEqual([{ from: 'standby', to: 'main', reason: 'main-recovered' }]);
+    // No more probes once back on main.
+    await vi.advanceTimersByTimeAsync(120_000);
+    expect(probe.hits.count).toBe(2);
+    expect(main.hits.count).toBe(2);
+    const next = client.checkout(['A']);
+    await vi.advanceTimersByTimeAsync(10);
+    expect((await next).leases[0]!.servedBy).toBe('main');
+    await client.close();
+  });
+
+  it('fails back when a probe round finds the standby disabled', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    let standbyEnabled = true;
+    server.use(
+      authzHandler('main', [503]).handler,
+      authzHandler('standby', ['ok']).handler,
+      enabledHandler(() => standbyEnabled).handler,
+      mainJwksHandler(() => false).handler,
+    );
+    const { client, named } = makeClient(B);
+    const first = client.checkout(['A']);
+    await vi.advanceTimersByTimeAsync(10);
+    await first;
+    standbyEnabled = false;
+    await vi.advanceTimersByTimeAsync(30_000);
+    expect(client.activeService).toBe('main');
+    expect(named('failback')).toEqual([
+      { from: 'standby', to: 'main', reason: 'standby-disabled' },
+    ]);
+    await client.close();
+  });
+
+  it('stops probing on close()', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const probe = mainJwksHandler(() => false);
+    server.use(
+      authzHandler('main', [503]).handler,
+      authzHandler('standby', ['ok']).handler,
+      enabledHandler(() => true).handler,
+      probe.handler,
+    );
+    const { client } = makeClient(B);
+    const first = client.checkout(['A']);
+    await vi.advanceTimersByTimeAsync(10);
+    await first;
+    await client.close();
+    await vi.advanceTimersByTimeAsync(300_000);
+    expect(probe.hits.count).toBe(0);
+  });
+
+  it('aborts a call waiting on the shared /enabled check without cancelling the others', async () => {
+    server.use(authzHandler('main', [503]).handler, authzHandler('standby', ['ok']).handler);
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    const enabled = enabledHandler(async () => {
+      await gate;
+      return true;
+    });
+    server.use(enabled.handler, mainJwksHandler(() => false).handler);
+    const { client } = makeClient(B);
+    const controller = new AbortController();
+    const aborted = client.checkout(['A'], { signal: controller.signal });
+    const other = client.checkout(['B']);
+    await vi.waitFor(() => expect(enabled.hits.count).toBe(1));
+    controller.abort(new Error('gave up'));
+    await expect(aborted).rejects.toThrow('gave up');
+    open();
+    expect((await other).leases[0]!.servedBy).toBe('standby');
+    await client.close();
+  });
+});

@@ -1,0 +1,142 @@
+import { setupServer } from 'msw/node';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { authzHandler, makeClient, NOW, serviceClock } from '../client/licensing-test-setup.js';
+import { parseAuthzQuery } from '../internal/fake-licensing.js';
+
+const server = setupServer();
+const HOUR = 3_600_000;
+
+beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'], now: NOW });
+  serviceClock.now = () => Date.now();
+});
+afterEach(() => {
+  server.resetHandlers();
+  vi.useRealTimers();
+  serviceClock.now = () => NOW;
+});
+afterAll(() => server.close());
+
+function keeperClient() {
+  return makeClient({
+    now: () => Date.now(),
+    random: () => 0,
+    failover: { mainAttempts: 1 },
+  });
+}
+
+async function settle<T>(promise: Promise<T>): Promise<T> {
+  await vi.advanceTimersByTimeAsync(10);
+  return promise;
+}
+
+describe('lease keeper', () => {
+  it('renews each lease at refreshAt and replaces it', async () => {
+    const main = authzHandler('main', ['ok']);
+    server.use(main.handler);
+    const { client, named } = keeperClient();
+    const { leases } = await settle(client.checkout(['ItemA']));
+    const keeper = client.keepAlive(leases);
+    const lease = leases[0]!;
+    expect(lease.refreshAt - lease.claims.iat * 1000).toBe(6 * HOUR);
+
+    await vi.advanceTimersByTimeAsync(lease.refreshAt - Date.now() - 1);
+    expect(main.hits.count).toBe(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(main.hits.count).toBe(2);
+    expect(new URL(main.hits.requests[1]!.url).search).toContain(`ItemA=;leaseId=${lease.leaseId}`);
+    const renewed = keeper.get('ItemA')!;
+    expect(renewed.leaseId).toBe(lease.leaseId);
+    expect(renewed.expiresAt).toBe(lease.expiresAt + 6 * HOUR);
+    expect(named('leaseRenewed')).toHaveLength(1);
+
+    // And again six hours later, from the renewed lease.
+    await vi.advanceTimersByTimeAsync(6 * HOUR);
+    expect(main.hits.count).toBe(3);
+    await settle(client.close());
+  });
+
+  it('retries a failed renewal with backoff and never throws', async () => {
+    const main = authzHandler('main', ['ok', 503, 503, 503, 503, 'ok']);
+    const standby = authzHandler('standby', ['dormant']);
+    server.use(main.handler, standby.handler);
+    const { client, named } = keeperClient();
+    const { leases } = await settle(client.checkout(['ItemA']));
+    const keeper = client.keepAlive(leases, { retryBaseMs: 1_000, retryMaxMs: 8_000 });
+    await vi.advanceTimersByTimeAsync(6 * HOUR + 10);
+    const failed = () => named('renewFailed') as Array<{ retryInMs: number; failures: number }>;
+    expect(failed()).toHaveLength(1);
+    expect(failed()[0]).toMatchObject({ failures: 1, retryInMs: 500, expired: false });
+    await vi.advanceTimersByTimeAsync(500 + 1_000 + 2_000 + 10);
+    expect(failed().map((f) => f.retryInMs)).toEqual([500, 1_000, 2_000, 4_000]);
+    await vi.advanceTimersByTimeAsync(4_000);
+    expect(named('leaseRenewed')).toHaveLength(1);
+    expect(keeper.get('ItemA')!.servedBy).toBe('main');
+    await settle(client.close());
+  });
+
+  it('keeps a lease through failover and failback, checking a standby lease out anew on main', async () => {
+    const main = authzHandler('main', ['ok', 'reset', 'ok']);
+    const standby = authzHandler('standby', ['ok']);
+    server.use(main.handler, standby.handler);
+    const { client, named } = keeperClient();
+    const { leases } = await settle(client.checkout(['ItemA']));
+    const keeper = client.keepAlive(leases);
+
+    // Main down at the first renewal: the standby renews the same lease id.
+    await vi.advanceTimersByTimeAsync(6 * HOUR + 10);
+    const onStandby = keeper.get('ItemA')!;
+    expect(onStandby.servedBy).toBe('standby');
+    expect(onStandby.leaseId).toBe(leases[0]!.leaseId);
+
+    // Main back at the next renewal: it never saw the standby lease, so the item is checked out anew.
+    await vi.advanceTimersByTimeAsync(6 * HOUR + 10);
+    const back = keeper.get('ItemA')!;
+    expect(back.servedBy).toBe('main');
+    const lastMain = parseAuthzQuery(new URL(main.hits.requests.at(-1)!.url).search);
+    expect(lastMain.items).toEqual([{ item: 'ItemA', attributes: {} }]);
+    expect((named('leaseRenewed') as Array<{ reissued: boolean }>).map((e) => e.reissued)).toEqual([
+      false,
+      true,
+    ]);
+    await settle(client.close());
+  });
+
+  it('releases the kept leases on close, even when a listener throws', async () => {
+    const main = authzHandler('main', ['ok']);
+    server.use(main.handler);
+    const warn = vi.fn();
+    const { client } = makeClient({
+      now: () => Date.now(),
+      random: () => 0,
+      logger: { warn },
+      on: {
+        leaseRenewed: () => {
+          throw new Error('listener bug');
+        },
+      },
+    });
+    const { leases } = await settle(client.checkout(['ItemA', 'ItemB']));
+    client.keepAlive(leases);
+    await vi.advanceTimersByTimeAsync(6 * HOUR + 10);
+    expect(warn).toHaveBeenCalledTimes(2);
+    await settle(client.close());
+    const release = parseAuthzQuery(new URL(main.hits.requests.at(-1)!.url).search);
+    expect(release.release).toEqual(leases.map((l) => l.leaseId));
+    // Nothing is renewed after close.
+    const count = main.hits.count;
+    await vi.advanceTimersByTimeAsync(24 * HOUR);
+    expect(main.hits.count).toBe(count);
+  });
+
+  it('close() resolves even when nothing answers', async () => {
+    const main = authzHandler('main', ['ok', 'reset']);
+    server.use(main.handler, authzHandler('standby', ['reset']).handler);
+    const { client } = keeperClient();
+    const { leases } = await settle(client.checkout(['ItemA']));
+    const keeper = client.keepAlive(leases);
+    await expect(settle(keeper.close())).resolves.toBeUndefined();
+    expect(keeper.leases).toEqual([]);
+  });
+});
