@@ -73,3 +73,52 @@ export {
 } from './options.js';
 
 // --- event feeds ---
+
+export {
+  type CollectOptions,
+  createEventClient,
+  type EventClient,
+  type EventClientOptions,
+} from './events/create-event-client.js';
+export {
+  type ActivationCodeBlockedEvent,
+  type ActivationCodeUnblockedEvent,
+  type AuditEventFields,
+  type CredentialActivatedEvent,
+  type CredentialActivationStartedEvent,
+  type CredentialDeactivatedEvent,
+  type DeletedEvent,
+  type EventBase,
+  type EventOfType,
+  type FeedEvent,
+  type ForgotPasswordEmailSentEvent,
+  type ForgotPasswordResetEvent,
+  type GenericEvent,
+  isEventOfType,
+  type KnownEventType,
+  type KnownLicensingEvent,
+  type LicenseProvisionedEvent,
+  type LicenseRevokedEvent,
+  type OrganizationInvitationDeclinedEvent,
+  type UserAddedToOrganizationGroupEvent,
+  type UserAddedToOrganizationRoleEvent,
+  type UserMfaActivatedEvent,
+  type UserMfaDeactivatedEvent,
+  type UserPasswordChangedEvent,
+  type UserPasswordCreatedEvent,
+  type UserRemovedFromOrganizationGroupEvent,
+  type UserRemovedFromOrganizationRoleEvent,
+} from './events/event-kinds.js';
+export type { FeedSelector } from './events/feed-selector.js';
+export type { FollowOptions, FollowRetryInfo } from './events/follow-feed.js';
+export type { EventSigner, NewEvent, PutOptions } from './events/put-events.js';
+export type { FeedPage, ReadOptions } from './events/read-feed.js';
+export type { EventReadAuth, EventReadKey, EventReadTokenProvider } from './events/read-token.js';
+export type { EventSigningAlgorithm, PrivateKeyInput } from './events/signing-key.js';
+export {
+  compareTimestamps,
+  type EventTimestamp,
+  parseTimestamp,
+  timestampFromDate,
+  timestampToDate,
+} from './events/timestamp.js';

@@ -1,0 +1,151 @@
+import { LicensingError } from '../errors.js';
+import { parseRetryAfter } from '../internal/backoff.js';
+import { sendHttpAttempt } from '../internal/http-attempt.js';
+import type { FeedEvent } from './event-kinds.js';
+import { toEventServiceError } from './event-service-error.js';
+import type { ResolvedFeed } from './feed-selector.js';
+import type { ReadTokenSource } from './read-token.js';
+import type { EventTimestamp } from './timestamp.js';
+
+/** What the feed readers need from the client: resolved options, nothing else. */
+export interface EventServiceContext {
+  /** Base URL without a trailing slash. */
+  eventUrl: string;
+  fetch: typeof fetch;
+  now: () => number;
+  /** Per-request timeout, in ms (long polls add their `maxWaitMs`). */
+  timeoutMs: number;
+  readToken: ReadTokenSource;
+}
+
+/** Query of one feed request. */
+export interface FeedQuery {
+  after?: EventTimestamp | undefined;
+  before?: EventTimestamp | undefined;
+  maxEventCount: number;
+  newest: boolean;
+  minWaitMs?: number | undefined;
+  maxWaitMs?: number | undefined;
+}
+
+/** A feed's paging instruction, with its target timestamp read exactly from the url. */
+export interface FeedInstruction {
+  /** `after` (newer) or `before` (older) of the instruction url, when it has one. */
+  timestamp: EventTimestamp | undefined;
+  /** Events available: undefined when unknown, -1 at least one, else exact. */
+  count: number | undefined;
+}
+
+/** One parsed feed response. */
+export interface RawFeedPage {
+  /** The events as the server sent them (ascending), `eventReceived` a bigint. */
+  events: FeedEvent[];
+  older: FeedInstruction;
+  newer: FeedInstruction;
+}
+
+/** Result of {@link fetchFeedPage}: a page, or the mapped error plus any `Retry-After`. */
+export type FeedFetchResult =
+  | { ok: true; page: RawFeedPage }
+  | { ok: false; error: LicensingError; retryAfterMs: number | undefined };
+
+/**
+ * GETs one page of a feed. Never retries and never throws for service failures (the caller owns
+ * retries); only the caller's abort rejects, with the signal's reason.
+ */
+export async function fetchFeedPage(
+  context: EventServiceContext,
+  feed: ResolvedFeed,
+  query: FeedQuery,
+  signal: AbortSignal | undefined,
+): Promise<FeedFetchResult> {
+  const url = feedUrl(context.eventUrl, feed, query);
+  let token: string | undefined;
+  try {
+    token = await context.readToken(feed);
+  } catch (cause) {
+    signal?.throwIfAborted();
+    const error =
+      cause instanceof LicensingError
+        ? cause
+        : new LicensingError('UNAUTHORIZED', 'Could not get a read token for the event service', {
+            cause,
+          });
+    return { ok: false, error, retryAfterMs: undefined };
+  }
+  const outcome = await sendHttpAttempt({
+    fetch: context.fetch,
+    url,
+    headers: {
+      Accept: 'application/json',
+      ...(token === undefined ? {} : { Authorization: `Bearer ${token}` }),
+    },
+    timeoutMs: context.timeoutMs + (query.maxWaitMs ?? 0),
+    signal,
+  });
+  if (outcome.kind === 'response' && outcome.status === 200) {
+    try {
+      return { ok: true, page: parseFeedBody(outcome.body) };
+    } catch (cause) {
+      const error = new LicensingError(
+        'SERVICE_UNAVAILABLE',
+        `The event service sent a feed the SDK cannot read (${url})`,
+        { cause },
+      );
+      return { ok: false, error, retryAfterMs: undefined };
+    }
+  }
+  const retryAfterMs =
+    outcome.kind === 'response'
+      ? parseRetryAfter(outcome.headers.get('retry-after'), context.now())
+      : undefined;
+  return { ok: false, error: toEventServiceError(outcome), retryAfterMs };
+}
+
+function feedUrl(eventUrl: string, feed: ResolvedFeed, query: FeedQuery): string {
+  const params = new URLSearchParams();
+  if (query.after !== undefined) params.set('after', query.after.toString());
+  if (query.before !== undefined) params.set('before', query.before.toString());
+  params.set('maxEventCount', String(query.maxEventCount));
+  params.set('newest', String(query.newest));
+  if (query.minWaitMs) params.set('minWaitMs', String(query.minWaitMs));
+  if (query.maxWaitMs) params.set('maxWaitMs', String(query.maxWaitMs));
+  return `${eventUrl}/get/${feed.path}?${params}`;
+}
+
+/**
+ * Parses a feed body. Timestamps come from `eventReceived_str` only: the JSON number has already
+ * lost digits once `JSON.parse` has read it.
+ */
+export function parseFeedBody(text: string): RawFeedPage {
+  const body: unknown = JSON.parse(text);
+  const objects = (body as { objects?: unknown } | null)?.objects;
+  if (!Array.isArray(objects)) throw new TypeError('feed body has no objects array');
+  const older: FeedInstruction = { timestamp: undefined, count: undefined };
+  const newer: FeedInstruction = { timestamp: undefined, count: undefined };
+  const events: FeedEvent[] = [];
+  for (const item of objects) {
+    if (typeof item !== 'object' || item === null)
+      throw new TypeError('feed item is not an object');
+    const record = item as Record<string, unknown>;
+    if (record.eventType === 'instruction') {
+      const target = record.instruction === 'older' ? older : newer;
+      const param = record.instruction === 'older' ? 'before' : 'after';
+      target.timestamp = instructionTimestamp(record.url, param);
+      target.count = typeof record.count === 'number' ? record.count : undefined;
+      continue;
+    }
+    const text = record.eventReceived_str;
+    if (typeof text !== 'string' || !/^\d{1,19}$/.test(text)) {
+      throw new TypeError('feed event has no eventReceived_str of decimal digits');
+    }
+    events.push({ ...record, eventReceived: BigInt(text) } as FeedEvent);
+  }
+  return { events, older, newer };
+}
+
+function instructionTimestamp(url: unknown, param: 'after' | 'before'): bigint | undefined {
+  if (typeof url !== 'string') return undefined;
+  const value = new URL(url, 'http://feed.invalid/get/').searchParams.get(param);
+  return value !== null && /^\d{1,19}$/.test(value) ? BigInt(value) : undefined;
+}

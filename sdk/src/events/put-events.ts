@@ -1,0 +1,152 @@
+import { CompactSign } from 'jose';
+import { LicensingError } from '../errors.js';
+import { sendHttpAttempt } from '../internal/http-attempt.js';
+import { toEventServiceError } from './event-service-error.js';
+import {
+  type EventSigningAlgorithm,
+  importSigningKey,
+  type PrivateKeyInput,
+  resolveAlgorithm,
+} from './signing-key.js';
+
+/** An event to write. The service sets `eventReceived` (and `eventId` when absent). */
+export interface NewEvent {
+  /** The kind of event. Required. */
+  eventType: string;
+  /** The system that produced it. Required; no forward slash. */
+  eventSourceId: string;
+  /** A UUID; the service makes one when absent. */
+  eventId?: string;
+  /** Related object id; no forward slash; only together with `eventObjectType`. */
+  eventObjectId?: string;
+  /** Related object type; no forward slash; only together with `eventObjectId`. */
+  eventObjectType?: string;
+  /** The event data (recommended single field for it). */
+  data?: unknown;
+  /** Must not be set: the service stamps it. */
+  eventReceived?: never;
+  [field: string]: unknown;
+}
+
+/** The key that signs written events as a compact JWS. */
+export interface EventSigner {
+  /** RSA private key whose public key the event service trusts for writes. */
+  privateKey: PrivateKeyInput;
+  /** Signature algorithm. Default `'RS256'`. */
+  alg?: EventSigningAlgorithm;
+  /** `kid` header value; the service then verifies with that key only. */
+  kid?: string;
+}
+
+/** Options of `put`. */
+export interface PutOptions {
+  /** Signs the batch. Default: the client's `signer`. */
+  signer?: EventSigner;
+  /** Aborts the request: `put` rejects with `signal.reason`. */
+  signal?: AbortSignal;
+}
+
+/** What `put` needs from the client. */
+export interface PutContext {
+  eventUrl: string;
+  fetch: typeof fetch;
+  timeoutMs: number;
+  signer: EventSigner | undefined;
+  /** Imported keys per signer object, so a reused signer is imported once. */
+  keys: WeakMap<EventSigner, Promise<CryptoKey>>;
+}
+
+/** Largest request body the service takes (DECISIONS.md: 1 MiB). */
+const MAX_BODY_BYTES = 1024 * 1024;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Validates, signs (compact JWS) and POSTs events to `<eventUrl>/put`. One event is sent as an
+ * object, several as an array; the service stores a batch all-or-nothing.
+ */
+export async function putEvents(
+  context: PutContext,
+  events: NewEvent | readonly NewEvent[],
+  options: PutOptions = {},
+): Promise<void> {
+  const payload = Array.isArray(events) ? events : [events];
+  if (payload.length === 0) throw invalid('put needs at least one event');
+  payload.forEach(checkEvent);
+  const signer = options.signer ?? context.signer;
+  if (signer === undefined || typeof signer !== 'object') {
+    throw invalid('put needs a signer: { privateKey, alg?, kid? } in its options or the client');
+  }
+  const alg = resolveAlgorithm(signer.alg, 'signer.alg');
+  if (signer.kid !== undefined && typeof signer.kid !== 'string') {
+    throw invalid('signer.kid must be a string');
+  }
+  let json: string;
+  try {
+    json = JSON.stringify(Array.isArray(events) ? payload : payload[0]);
+  } catch (cause) {
+    throw new LicensingError('INVALID_ARGUMENT', 'events must be JSON-serializable', { cause });
+  }
+  let key = context.keys.get(signer);
+  if (!key) {
+    key = importSigningKey(signer.privateKey, alg, 'signer.privateKey');
+    context.keys.set(signer, key);
+    key.catch(() => context.keys.delete(signer));
+  }
+  const jws = await new CompactSign(new TextEncoder().encode(json))
+    .setProtectedHeader({ alg, ...(signer.kid === undefined ? {} : { kid: signer.kid }) })
+    .sign(await key);
+  if (jws.length > MAX_BODY_BYTES) {
+    throw invalid(`the signed batch is ${jws.length} bytes; the service takes at most 1 MiB`);
+  }
+  const outcome = await sendHttpAttempt({
+    fetch: context.fetch,
+    url: `${context.eventUrl}/put`,
+    method: 'POST',
+    headers: { 'Content-Type': 'application/jose', Accept: 'application/json' },
+    body: jws,
+    timeoutMs: context.timeoutMs,
+    signal: options.signal,
+  });
+  if (outcome.kind === 'response' && outcome.status === 201) return;
+  throw toEventServiceError(outcome);
+}
+
+/** Refuses, before sending, what the service would refuse with 400 `invalid_request`. */
+function checkEvent(event: unknown, index: number): void {
+  const at = `events[${index}]`;
+  if (typeof event !== 'object' || event === null || Array.isArray(event)) {
+    throw invalid(`${at} must be an object`);
+  }
+  const record = event as Record<string, unknown>;
+  if (typeof record.eventType !== 'string' || record.eventType.length === 0) {
+    throw invalid(`${at}.eventType must be a non-empty string`);
+  }
+  checkId(record, 'eventSourceId', at, true);
+  checkId(record, 'eventObjectId', at, false);
+  checkId(record, 'eventObjectType', at, false);
+  if ((record.eventObjectId === undefined) !== (record.eventObjectType === undefined)) {
+    throw invalid(`${at}: eventObjectId and eventObjectType go together`);
+  }
+  if ('eventReceived' in record || 'eventReceived_str' in record) {
+    throw invalid(`${at}.eventReceived must not be set: the service stamps it`);
+  }
+  if (
+    record.eventId !== undefined &&
+    (typeof record.eventId !== 'string' || !UUID.test(record.eventId))
+  ) {
+    throw invalid(`${at}.eventId must be a UUID`);
+  }
+}
+
+function checkId(record: Record<string, unknown>, field: string, at: string, required: boolean) {
+  const value = record[field];
+  if (value === undefined && !required) return;
+  if (typeof value !== 'string' || value.length === 0) {
+    throw invalid(`${at}.${field} must be a non-empty string`);
+  }
+  if (value.includes('/')) throw invalid(`${at}.${field} must not contain a forward slash`);
+}
+
+function invalid(message: string): LicensingError {
+  return new LicensingError('INVALID_ARGUMENT', message);
+}
