@@ -66,6 +66,17 @@ describe('read', () => {
     expect(feed.requests).toHaveLength(10);
   });
 
+  it('keeps walking a server that caps pages below pageSize, guided by instruction counts', async () => {
+    const events = makeEvents(23, BASE);
+    const feed = createFakeFeed(eventUrl, 'src', events, 5);
+    server.use(feed.handler);
+    const forward = await toArray(client(10).read('src'));
+    expect(forward.map((e) => e.seq)).toEqual(events.map((e) => e.seq));
+    expect(feed.requests).toHaveLength(5);
+    const backward = await toArray(client(10).read('src', { order: 'newest-first' }));
+    expect(backward.map((e) => e.seq)).toEqual(events.map((e) => e.seq).reverse());
+  });
+
   it('honours after/before bounds given as bigint or string', async () => {
     const events = makeEvents(30, BASE);
     server.use(createFakeFeed(eventUrl, 'src', events).handler);

@@ -97,7 +97,14 @@ export function readFeedPages(
       const edge = forward ? inRange.at(-1)?.eventReceived : inRange[0]?.eventReceived;
       const bound = forward ? after : before;
       const next = instruction.timestamp ?? edge ?? bound;
-      const exhausted = page.events.length < maxEventCount || instruction.count === 0;
+      // A short page ends the walk, unless the far side is open and the instruction counts more
+      // events there (a server capping maxEventCount below ours): then counts are authoritative.
+      // With a far bound, a count also covers events beyond it, so it cannot prove more in range.
+      const farSideOpen = forward ? before === undefined : after === undefined;
+      const countsMore = instruction.count === -1 || (instruction.count ?? 0) > 0;
+      const exhausted =
+        instruction.count === 0 ||
+        (page.events.length < maxEventCount && !(farSideOpen && countsMore));
       const hasMore = !exhausted && remaining > 0;
       if (hasMore && !advances(next, bound, forward)) {
         throw new LicensingError(
