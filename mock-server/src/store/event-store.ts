@@ -139,10 +139,13 @@ export async function createEventStore(options: EventStoreOptions = {}): Promise
   // Writes queue here; one drain at a time takes every queued job, writes them with one fsync
   // (group commit), then applies them in order.
   let queue: Job[] = [];
-  let draining: Promise<void> | undefined;
+  let running = false;
+  let draining: Promise<void> = Promise.resolve();
   let closed = false;
 
   const drain = async (): Promise<void> => {
+    // Loop exit and clearing `running` happen in one synchronous step, so a job queued by a
+    // caller resuming from a resolved write always finds either a running drain or none.
     while (queue.length > 0) {
       const jobs = queue;
       queue = [];
@@ -181,14 +184,14 @@ export async function createEventStore(options: EventStoreOptions = {}): Promise
         }
       }
     }
+    running = false;
   };
 
   const enqueue = (job: Job): void => {
     queue.push(job);
-    if (!draining) {
-      draining = drain().finally(() => {
-        draining = undefined;
-      });
+    if (!running) {
+      running = true;
+      draining = drain();
     }
   };
 
@@ -223,7 +226,7 @@ export async function createEventStore(options: EventStoreOptions = {}): Promise
     },
     async close() {
       closed = true;
-      while (draining) await draining;
+      while (running) await draining;
       await log?.close();
       log = undefined;
     },
