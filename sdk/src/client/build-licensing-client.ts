@@ -310,13 +310,25 @@ export function buildLicensingClient(
     return JSON.parse(body) === true;
   }
 
+  /**
+   * Strategy B's probe: `GET <main>/.well-known/jwks.json` without credentials (so no ID-token
+   * refresh while the identity provider may be down) and no lease traffic. Any answer that is
+   * not an outage, even a 401, means main is reachable again.
+   */
   async function probeMain(signal: AbortSignal): Promise<boolean> {
-    try {
-      await loadJwks('main', signal);
-      return true;
-    } catch {
-      return false;
-    }
+    const outcome = await sendHttpAttempt({
+      fetch: options.fetch,
+      url: `${options.mainUrl}/.well-known/jwks.json`,
+      headers: { accept: 'application/json' },
+      timeoutMs: options.failover.attemptTimeoutMs,
+      signal,
+    });
+    const verdict = classifyFailure(outcome, {
+      service: 'main',
+      expect: 'json',
+      now: options.now(),
+    });
+    return verdict.ok || !verdict.outage;
   }
 
   const deps: FailoverDeps = { options, events, checkStandbyEnabled, probeMain };
