@@ -64,7 +64,10 @@ export interface IdTokenGraceEvent {
   expiresAt: number;
 }
 
-/** Payload of the `rootExpiring` event: an embedded root expires within 90 days (or has). */
+/**
+ * Payload of the `rootExpiring` event: an embedded root expires within 90 days (or has). It fires
+ * while the client is being created, so listen with `options.on.rootExpiring`.
+ */
 export type RootExpiringEvent = RootExpiringInfo;
 
 /** Every event of a licensing client, by name. */
