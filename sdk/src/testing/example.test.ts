@@ -3,7 +3,12 @@
 // SDK's real failover, authorization and lease verification run end to end.
 
 import { type RunningServer, startServer } from '@standby-licensing/mock-server';
-import { createLicensingClient, isLicensingError } from '@standby-licensing/sdk';
+import {
+  createLicensingClient,
+  type FailureReason,
+  isLicensingError,
+  type LicensingEventHooks,
+} from '@standby-licensing/sdk';
 import {
   createRequestRecorder,
   mainDown,
@@ -46,37 +51,61 @@ afterAll(async () => {
   await mock.close();
 });
 
-function createClient(strategy: 'A' | 'B') {
+function createClient(strategy: 'A' | 'B', on: LicensingEventHooks = {}) {
   return createLicensingClient({
+    on,
     mainUrl: mock.info.mainUrl,
     standbyUrl: mock.info.standbyUrl,
     auth: { idToken: () => idToken },
-    failover: { strategy, mainAttempts: 2, backoffBaseMs: 1, backoffMaxMs: 5 },
+    // Short waits keep the drill quick: a hung attempt is abandoned after 1.5 s (roomy enough
+    // for the real standby on a busy machine), backoff and Retry-After waits are a few ms.
+    failover: {
+      strategy,
+      mainAttempts: 2,
+      attemptTimeoutMs: 1_500,
+      backoffBaseMs: 1,
+      backoffMaxMs: 5,
+      retryAfterMaxMs: 5,
+    },
     trust: { rootCertificates: [root] },
     hardwareId: 'qa-rig-1',
   });
 }
 
 describe('testing kit: main down, leases from the standby', () => {
-  it('Strategy A: each call tries main twice, then the standby serves a verified lease', async () => {
-    const { mainUrl, standbyUrl } = mock.info;
-    network.use(...mainDown({ mainUrl, standbyUrl, failure: 'refused' }));
-    const recorder = createRequestRecorder({ main: mainUrl, standby: standbyUrl });
-    const detach = recorder.attach(network);
-    const client = createClient('A');
-    try {
-      const { leases, denied } = await client.checkout(['ItemA']);
-      expect(denied).toEqual([]);
-      expect(leases).toHaveLength(1);
-      expect(leases[0]).toMatchObject({ item: 'ItemA', servedBy: 'standby' });
-      expect(leases[0]!.claims).toMatchObject({ ItemA: true, hw: 'qa-rig-1', sub: 'qa-user' });
-      expect(recorder.count({ service: 'main', route: '/authz/.jwt' })).toBe(2);
-      expect(recorder.count({ service: 'standby', route: '/authz/.jwt' })).toBe(1);
-    } finally {
-      detach();
-      await client.close();
-    }
-  });
+  it.each([
+    ['refused', 'connection-refused'],
+    ['reset', 'connection-reset'],
+    ['dns', 'dns'],
+    ['hang', 'timeout'],
+    ['unavailable', 'server-error'],
+    ['rate-limited', 'rate-limited'],
+    ['captive-portal', 'malformed-body'],
+  ] as const)(
+    'Strategy A, main %s: two main attempts (%s), then a verified lease from the standby',
+    async (failure, reason) => {
+      const { mainUrl, standbyUrl } = mock.info;
+      network.use(...mainDown({ mainUrl, standbyUrl, failure }));
+      const recorder = createRequestRecorder({ main: mainUrl, standby: standbyUrl });
+      const detach = recorder.attach(network);
+      const reasons: FailureReason[] = [];
+      const client = createClient('A', { attemptFailed: (event) => reasons.push(event.reason) });
+      try {
+        const { leases, denied } = await client.checkout(['ItemA']);
+        expect(denied).toEqual([]);
+        expect(leases).toHaveLength(1);
+        expect(leases[0]).toMatchObject({ item: 'ItemA', servedBy: 'standby' });
+        expect(leases[0]!.claims).toMatchObject({ ItemA: true, hw: 'qa-rig-1', sub: 'qa-user' });
+        expect(recorder.count({ service: 'main', route: '/authz/.jwt' })).toBe(2);
+        // How the SDK classified each main attempt.
+        expect(reasons).toEqual([reason, reason]);
+        expect(recorder.count({ service: 'standby', route: '/authz/.jwt' })).toBe(1);
+      } finally {
+        detach();
+        await client.close();
+      }
+    },
+  );
 
   it('Strategy B: after the first outage it stays on the standby with zero main attempts', async () => {
     const { mainUrl, standbyUrl } = mock.info;

@@ -5,13 +5,15 @@ import { waitForAbort } from './internal/abort.js';
  * Named ways a service can fail, each one the SDK classifies as the service being unavailable:
  *
  * - `'refused'`: connection refused. `fetch` rejects with a `TypeError` (msw's
- *   `HttpResponse.error()`).
- * - `'reset'`: connection reset mid-request. Through `fetch` it looks exactly like `'refused'`
- *   (a `TypeError`); kept as its own name so drills read like the incident they rehearse.
- * - `'dns'`: the host name does not resolve. `fetch` rejects with a `TypeError` whose `cause`
- *   carries Node's `code: 'ENOTFOUND'`, `syscall: 'getaddrinfo'` and `hostname`, as undici's
- *   does. In a browser (`setupWorker`) the extra fields do not survive and it is a plain
- *   network error, as a real DNS failure is there too.
+ *   `HttpResponse.error()`) whose `cause` carries Node's `code: 'ECONNREFUSED'`.
+ * - `'reset'`: connection reset. The same `TypeError`, with `cause.code` `'ECONNRESET'`.
+ * - `'dns'`: the host name does not resolve: `cause` carries `code: 'ENOTFOUND'`,
+ *   `syscall: 'getaddrinfo'` and `hostname`.
+ *
+ *   For these three the `cause` is msw's error `Response` with Node's socket-error fields
+ *   copied onto it, so code that walks `err.cause.code` (as the SDK does) tells them apart. In a
+ *   browser (`setupWorker`) the fields do not survive and all three are a plain network error,
+ *   exactly as real ones are there.
  * - `'hang'`: the server accepts the request and never answers; the request settles only when
  *   its `signal` aborts (the SDK's per-attempt timeout, or your `AbortController`).
  * - `'server-error'`: 500 with an HTML error page (a proxy's or load balancer's).
@@ -52,16 +54,46 @@ export function htmlErrorPage(status: number, title: string): string {
 export const CAPTIVE_PORTAL_PAGE =
   '<!DOCTYPE html>\n<html><head><title>Sign in to the network</title></head><body><form method="post" action="/login"><input name="room"><button>Connect</button></form></body></html>\n';
 
-/** A DNS failure as Node reports it; msw forwards it as the `cause` of the fetch `TypeError`. */
-function dnsFailure(request: Request): Response {
-  const hostname = new URL(request.url).hostname;
-  return Object.assign(HttpResponse.error(), {
-    message: `getaddrinfo ENOTFOUND ${hostname}`,
-    code: 'ENOTFOUND',
-    errno: -3008,
-    syscall: 'getaddrinfo',
-    hostname,
-  });
+/**
+ * A network error carrying the fields of Node's socket error (`code`, `errno`, `syscall`, ...).
+ * msw rejects `fetch` with `TypeError('Failed to fetch', { cause: response })` for an error
+ * response, so these fields end up on the `cause`, where undici puts its socket error. (Throwing
+ * a real Error from the resolver would work too, but msw logs every such throw as a bug.)
+ */
+function networkError(fields: Record<string, string | number>): Response {
+  return Object.assign(HttpResponse.error(), fields);
+}
+
+function socketFailure(failure: 'refused' | 'reset' | 'dns', request: Request): Response {
+  const url = new URL(request.url);
+  const hostname = url.hostname;
+  const port = url.port || (url.protocol === 'https:' ? '443' : '80');
+  switch (failure) {
+    case 'refused':
+      return networkError({
+        message: `connect ECONNREFUSED ${hostname}:${port}`,
+        code: 'ECONNREFUSED',
+        errno: -111,
+        syscall: 'connect',
+        address: hostname,
+        port: Number(port),
+      });
+    case 'reset':
+      return networkError({
+        message: 'read ECONNRESET',
+        code: 'ECONNRESET',
+        errno: -104,
+        syscall: 'read',
+      });
+    case 'dns':
+      return networkError({
+        message: `getaddrinfo ENOTFOUND ${hostname}`,
+        code: 'ENOTFOUND',
+        errno: -3008,
+        syscall: 'getaddrinfo',
+        hostname,
+      });
+  }
 }
 
 /**
@@ -91,9 +123,8 @@ export async function createFailureResponse(
   switch (failure) {
     case 'refused':
     case 'reset':
-      return HttpResponse.error();
     case 'dns':
-      return dnsFailure(request);
+      return socketFailure(failure, request);
     case 'hang':
       await waitForAbort(request.signal);
       // The client has already rejected with its abort reason; this only ends the handler.

@@ -52,9 +52,14 @@ describe('network failures', () => {
     expect(error).toBeInstanceOf(TypeError);
   });
 
-  it('mainReset rejects with a TypeError', async () => {
+  it('mainRefused and mainReset carry the socket error code on the cause', async () => {
+    server.use(...mainRefused(MAIN));
+    const refused = (await failureOf(`${MAIN}/authz/.jwt?ItemA`)) as TypeError;
+    expect(refused.cause).toMatchObject({ code: 'ECONNREFUSED', syscall: 'connect', port: 443 });
     server.use(...mainReset(MAIN));
-    expect(await failureOf(`${MAIN}/authz/.jwt?ItemA`)).toBeInstanceOf(TypeError);
+    const reset = (await failureOf(`${MAIN}/authz/.jwt?ItemA`)) as TypeError;
+    expect(reset).toBeInstanceOf(TypeError);
+    expect(reset.cause).toMatchObject({ code: 'ECONNRESET' });
   });
 
   it('mainDnsFailure rejects with a TypeError whose cause has code ENOTFOUND', async () => {
