@@ -1,4 +1,5 @@
 import { LicensingError } from '../errors.js';
+import { validateFunctionOption } from '../internal/validate-option.js';
 import type { FeedEvent } from './event-kinds.js';
 import type { EventServiceContext } from './feed-page.js';
 import type { FeedSelector } from './feed-selector.js';
@@ -116,9 +117,9 @@ export function createEventClient(options: EventClientOptions): EventClient {
   }
   const eventUrl = resolveEventUrl(options.eventUrl);
   const fetchFn = options.fetch ?? globalThis.fetch;
-  if (typeof fetchFn !== 'function') throw new TypeError('Expected `fetch` to be a function');
+  validateFunctionOption('fetch', fetchFn);
   const now = options.now ?? Date.now;
-  if (typeof now !== 'function') throw new TypeError('Expected `now` to be a function');
+  validateFunctionOption('now', now);
   const pageSize = options.pageSize ?? DEFAULTS.pageSize;
   if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > MAX_PAGE_SIZE) {
     throw new TypeError(`Expected \`pageSize\` to be an integer from 1 to ${MAX_PAGE_SIZE}`);

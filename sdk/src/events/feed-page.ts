@@ -5,7 +5,7 @@ import type { FeedEvent } from './event-kinds.js';
 import { toEventServiceError } from './event-service-error.js';
 import type { ResolvedFeed } from './feed-selector.js';
 import type { ReadTokenSource } from './read-token.js';
-import type { EventTimestamp } from './timestamp.js';
+import { type EventTimestamp, timestampFromDigits } from './timestamp.js';
 
 /** What the feed readers need from the client: resolved options, nothing else. */
 export interface EventServiceContext {
@@ -135,17 +135,16 @@ export function parseFeedBody(text: string): RawFeedPage {
       target.count = typeof record.count === 'number' ? record.count : undefined;
       continue;
     }
-    const text = record.eventReceived_str;
-    if (typeof text !== 'string' || !/^\d{1,19}$/.test(text)) {
+    const eventReceived = timestampFromDigits(record.eventReceived_str);
+    if (eventReceived === undefined) {
       throw new TypeError('feed event has no eventReceived_str of decimal digits');
     }
-    events.push({ ...record, eventReceived: BigInt(text) } as FeedEvent);
+    events.push({ ...record, eventReceived } as FeedEvent);
   }
   return { events, older, newer };
 }
 
 function instructionTimestamp(url: unknown, param: 'after' | 'before'): bigint | undefined {
   if (typeof url !== 'string') return undefined;
-  const value = new URL(url, 'http://feed.invalid/get/').searchParams.get(param);
-  return value !== null && /^\d{1,19}$/.test(value) ? BigInt(value) : undefined;
+  return timestampFromDigits(new URL(url, 'http://feed.invalid/get/').searchParams.get(param));
 }

@@ -246,6 +246,22 @@ describe('read', () => {
     });
   });
 
+  it('refuses a feed whose events lack eventReceived_str (the JSON number is never trusted)', async () => {
+    server.use(
+      http.get(`${eventUrl}/get/src`, () =>
+        HttpResponse.text(
+          `{"objects":[{"eventType":"instruction","instruction":"older","url":"src?before=1"},` +
+            `{"eventType":"Tick","eventSourceId":"src","eventId":"e","eventReceived":1800000000000000001},` +
+            `{"eventType":"instruction","instruction":"newer","url":"src?after=1800000000000000001"}]}`,
+        ),
+      ),
+    );
+    await expect(client().collect('src', { limit: 1 })).rejects.toMatchObject({
+      code: 'SERVICE_UNAVAILABLE',
+      cause: expect.any(TypeError),
+    });
+  });
+
   it('sends the Bearer token', async () => {
     let authorization: string | null = null;
     server.use(

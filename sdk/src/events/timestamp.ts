@@ -21,9 +21,7 @@ const NS_PER_MS = 1_000_000n;
  * parseTimestamp('1800000000000000001'); // 1800000000000000001n
  */
 export function parseTimestamp(value: unknown, name = 'timestamp'): EventTimestamp {
-  let parsed: bigint | undefined;
-  if (typeof value === 'bigint') parsed = value;
-  else if (typeof value === 'string' && /^\d{1,19}$/.test(value)) parsed = BigInt(value);
+  const parsed = typeof value === 'bigint' ? value : timestampFromDigits(value);
   if (parsed === undefined || parsed < 0n || parsed > INT64_MAX) {
     throw new LicensingError(
       'INVALID_ARGUMENT',
@@ -31,6 +29,13 @@ export function parseTimestamp(value: unknown, name = 'timestamp'): EventTimesta
     );
   }
   return parsed;
+}
+
+/** The timestamp in decimal digits (0 to 2^63-1), or undefined for anything else. */
+export function timestampFromDigits(value: unknown): EventTimestamp | undefined {
+  if (typeof value !== 'string' || !/^\d{1,19}$/.test(value)) return undefined;
+  const parsed = BigInt(value);
+  return parsed <= INT64_MAX ? parsed : undefined;
 }
 
 /**
