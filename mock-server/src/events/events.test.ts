@@ -377,6 +377,20 @@ describe('events service', () => {
     });
   });
 
+  it('describes its routes in the OpenAPI document', () => {
+    const doc = app.swagger() as { paths: Record<string, Record<string, unknown>> };
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining([
+        '/events/put',
+        '/events/get/{eventSourceId}',
+        '/events/get/{eventObjectType}/{eventObjectId}',
+      ]),
+    );
+    expect(doc.paths['/events/get/{eventSourceId}']!.get).toMatchObject({
+      responses: { 200: expect.anything(), 401: expect.anything(), 403: expect.anything() },
+    });
+  });
+
   // Last: it clears the shared app.
   it('clears every event through the events reset hook', async () => {
     expect(await putJson(app, ev({ eventSourceId: 'gone' }))).toBe(201);
