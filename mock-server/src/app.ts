@@ -1,5 +1,5 @@
 import swagger from '@fastify/swagger';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import { createFaultRegistry } from './admin/fault-registry.js';
 import { adminService } from './admin/index.js';
 import { contextPlugin } from './context.js';
@@ -34,7 +34,7 @@ export async function buildApp(options: MockServerOptions = {}): Promise<Fastify
     forceCloseConnections: true,
     return503OnClosing: true,
     // A log line per request would dominate the /authz/.jwt hot path; errors are still logged.
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
   });
   installErrorHandling(app);
   app.addSchema(apiErrorSchema);

@@ -58,7 +58,12 @@ function parseCommandLine(argv: string[]): StartServerOptions | undefined {
   if (values.host !== undefined) options.host = values.host;
   if (values['api-key'] !== undefined) options.apiKey = values['api-key'];
   if (values['data-dir'] !== undefined) options.dataDir = values['data-dir'];
-  if (values.state !== undefined) options.state = values.state as 'dormant' | 'active';
+  if (values.state !== undefined) {
+    if (values.state !== 'dormant' && values.state !== 'active') {
+      throw new TypeError(`--state must be dormant or active, got ${values.state}`);
+    }
+    options.state = values.state;
+  }
   const idp = readKeys(values['idp-public-key']);
   if (idp) options.idpPublicKeys = idp;
   if (values.issuer !== undefined) options.issuer = values.issuer;
@@ -77,7 +82,11 @@ function parseCommandLine(argv: string[]): StartServerOptions | undefined {
       .filter(Boolean);
   }
   if (values['propagation-delay-ms'] !== undefined) {
-    options.propagationDelayMs = Number(values['propagation-delay-ms']);
+    const delay = Number(values['propagation-delay-ms']);
+    if (!Number.isInteger(delay) || delay < 0 || delay > 300_000) {
+      throw new TypeError('--propagation-delay-ms must be an integer from 0 to 300000');
+    }
+    options.propagationDelayMs = delay;
   }
   if (values.admin) options.admin = true;
   return options;
@@ -95,12 +104,15 @@ async function main(): Promise<void> {
     process.stdout.write(USAGE);
     return;
   }
-  const server = await startServer({
-    ...options,
-    logger: { level: 'info', stream: process.stderr },
-  });
-  process.stdout.write(`${JSON.stringify(server.info)}\n`);
-
+  let server: Awaited<ReturnType<typeof startServer>>;
+  try {
+    server = await startServer({ ...options, logger: { level: 'info', stream: process.stderr } });
+  } catch (err) {
+    // Option values are validated while the app is built (TypeError naming the option).
+    if (!(err instanceof TypeError)) throw err;
+    process.stderr.write(`standby-mock-server: ${err.message}\n\n${USAGE}`);
+    process.exit(2);
+  }
   let closing = false;
   const shutdown = (signal: string) => {
     if (closing) return;
@@ -114,8 +126,10 @@ async function main(): Promise<void> {
       },
     );
   };
+  // Handlers go in before the line is printed: a supervisor may signal as soon as it reads it.
   process.once('SIGINT', () => shutdown('SIGINT'));
   process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.stdout.write(`${JSON.stringify(server.info)}\n`);
 }
 
 main().catch((err: unknown) => {

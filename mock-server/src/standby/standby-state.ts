@@ -41,7 +41,10 @@ export async function loadStandbyState(
   store: StateStore,
   options: StandbyStateOptions,
 ): Promise<StandbyState> {
-  let doc: StoredState = (await store.read<StoredState>(DOCUMENT)) ?? { state: options.initial };
+  const stored = await store.read<StoredState>(DOCUMENT);
+  let doc: StoredState = stored ?? { state: options.initial };
+  // Stored at once, so a restart keeps the state the first start was given (`--state`).
+  if (!stored) await store.write(DOCUMENT, doc);
   const save = (next: StoredState) => {
     doc = next;
     return store.write(DOCUMENT, next);

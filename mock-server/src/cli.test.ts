@@ -1,0 +1,174 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+const CLI = 'mock-server/src/cli.ts';
+
+interface Run {
+  child: ChildProcess;
+  stdout: () => string;
+  stderr: () => string;
+  exit: Promise<number | null>;
+}
+
+function run(args: string[]): Run {
+  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
+    cwd: repoRoot,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (chunk) => {
+    out += chunk;
+  });
+  child.stderr!.on('data', (chunk) => {
+    err += chunk;
+  });
+  const exit = new Promise<number | null>((resolve) =>
+    child.on('exit', (code, signal) => resolve(code ?? (signal as unknown as number))),
+  );
+  return { child, stdout: () => out, stderr: () => err, exit };
+}
+
+interface Info {
+  mainUrl: string;
+  standbyUrl: string;
+  eventUrl: string;
+  idpUrl: string;
+  apiKey: string;
+}
+
+/** Starts the CLI and resolves with its JSON line once printed. */
+async function start(args: string[]): Promise<Run & { info: Info }> {
+  const proc = run(['--port', '0', ...args]);
+  const line = await new Promise<string>((resolve, reject) => {
+    const onData = () => {
+      const text = proc.stdout();
+      if (text.includes('\n')) resolve(text.slice(0, text.indexOf('\n')));
+    };
+    proc.child.stdout!.on('data', onData);
+    proc.exit.then((code) => reject(new Error(`exited ${code}: ${proc.stderr()}`)));
+  });
+  return { ...proc, info: JSON.parse(line) };
+}
+
+async function stop(proc: Run): Promise<number | null> {
+  proc.child.kill('SIGTERM');
+  return proc.exit;
+}
+
+async function idToken(info: Info): Promise<string> {
+  const res = await fetch(`${info.idpUrl}/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ sub: 'cli-user' }),
+  });
+  return (await res.json()).id_token;
+}
+
+describe('command line', () => {
+  let dataDir: string;
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'standby-mock-'));
+  });
+  afterAll(() => rm(dataDir, { recursive: true, force: true }));
+
+  // Filled by the first test, checked by the restarts that follow.
+  let first: Info;
+  let kids: string[];
+
+  it('prints one JSON line with absolute URLs, serves, and exits 0 on SIGTERM', async () => {
+    const proc = await start(['--data-dir', dataDir, '--state', 'active']);
+    const { info } = proc;
+    first = info;
+    expect(Object.keys(info).sort()).toEqual(
+      ['apiKey', 'eventUrl', 'idpUrl', 'mainUrl', 'standbyUrl'].sort(),
+    );
+    const port = new URL(info.standbyUrl).port;
+    expect(Number(port)).toBeGreaterThan(0);
+    expect(info.standbyUrl).toBe(`http://127.0.0.1:${port}/standby`);
+    expect(info.mainUrl).toBe(`http://127.0.0.1:${port}/main`);
+    expect(info.eventUrl).toBe(`http://127.0.0.1:${port}/events`);
+    expect(info.idpUrl).toBe(`http://127.0.0.1:${port}/idp`);
+    expect(info.apiKey.length).toBeGreaterThanOrEqual(16);
+
+    const auth = { authorization: `IdToken ${await idToken(info)}` };
+    const created = await fetch(`${info.standbyUrl}/signing-keys`, {
+      method: 'POST',
+      headers: { 'service-apikey': info.apiKey },
+    });
+    expect(created.status).toBe(201);
+    const jwks = await (
+      await fetch(`${info.standbyUrl}/.well-known/jwks.json`, { headers: auth })
+    ).json();
+    kids = jwks.keys.map((k: { kid: string }) => k.kid);
+    expect(kids).toHaveLength(2);
+    const lease = await fetch(`${info.standbyUrl}/authz/.jwt?ItemA`, { headers: auth });
+    expect(lease.status).toBe(200);
+
+    expect(await stop(proc)).toBe(0);
+    expect(proc.stdout().trim().split('\n')).toHaveLength(1);
+  }, 90_000);
+
+  it('keeps the API key, signing keys and standby state across a restart', async () => {
+    // Without --state: the stored state (active) wins over the default.
+    const proc = await start(['--data-dir', dataDir]);
+    try {
+      expect(proc.info.apiKey).toBe(first.apiKey);
+      const auth = { authorization: `IdToken ${await idToken(proc.info)}` };
+      const enabled = await fetch(`${proc.info.standbyUrl}/enabled`, { headers: auth });
+      expect(await enabled.json()).toBe(true);
+      const again = await (
+        await fetch(`${proc.info.standbyUrl}/.well-known/jwks.json`, { headers: auth })
+      ).json();
+      expect(again.keys.map((k: { kid: string }) => k.kid)).toEqual(kids);
+      const pinned = await fetch(`${proc.info.standbyUrl}/authz/.jwt?ItemA`, {
+        headers: { ...auth, 'service-signingkeyid': kids[1]! },
+      });
+      expect(pinned.status).toBe(200);
+      const disabled = await fetch(`${proc.info.standbyUrl}/disabled`, {
+        method: 'POST',
+        headers: { 'service-apikey': first.apiKey },
+      });
+      expect(disabled.status).toBe(200);
+    } finally {
+      expect(await stop(proc)).toBe(0);
+    }
+
+    // A stored state also wins over --state.
+    const third = await start(['--data-dir', dataDir, '--state', 'active']);
+    try {
+      const auth = { authorization: `IdToken ${await idToken(third.info)}` };
+      const enabled = await fetch(`${third.info.standbyUrl}/enabled`, { headers: auth });
+      expect(await enabled.json()).toBe(false);
+    } finally {
+      expect(await stop(third)).toBe(0);
+    }
+  }, 90_000);
+
+  it('uses the given --api-key and exits 0 on SIGINT', async () => {
+    const proc = await start(['--api-key', 'k-123456789', '--items', 'A,B']);
+    expect(proc.info.apiKey).toBe('k-123456789');
+    proc.child.kill('SIGINT');
+    expect(await proc.exit).toBe(0);
+  }, 60_000);
+
+  // Concurrent: each spawns its own short-lived process.
+  it.concurrent.each([
+    ['an unknown option', ['--bogus']],
+    ['a bad port', ['--port', '99999']],
+    ['a bad state', ['--state', 'sideways']],
+    ['a bad propagation delay', ['--propagation-delay-ms', 'soon']],
+    ['a missing key file', ['--idp-public-key', '/nonexistent/key.pem']],
+  ])('exits 2 with a message on stderr for %s', async (_name, args) => {
+    const proc = run(args);
+    expect(await proc.exit).toBe(2);
+    expect(proc.stderr()).toMatch(/^standby-mock-server: .+/);
+    expect(proc.stdout()).toBe('');
+  });
+});

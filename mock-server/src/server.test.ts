@@ -1,0 +1,83 @@
+import 'reflect-metadata';
+import { createPublicKey, verify, webcrypto } from 'node:crypto';
+import * as x509 from '@peculiar/x509';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningServer, startServer } from './server.js';
+
+const provider = webcrypto as unknown as Crypto;
+
+describe('startServer over loopback: the README flow', () => {
+  let server: RunningServer;
+
+  beforeAll(async () => {
+    server = await startServer({ port: 0 });
+  });
+  afterAll(() => server.close());
+
+  it('mints an ID token, enables the standby, and gets a lease that verifies to the root', async () => {
+    const { info } = server;
+    expect(server.app.config.issuer).toBe(info.idpUrl);
+    const minted = await fetch(`${info.idpUrl}/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ sub: 'newcomer' }),
+    });
+    const auth = { authorization: `IdToken ${(await minted.json()).id_token}` };
+
+    const dormant = await fetch(`${info.standbyUrl}/authz/.jwt?ItemA`, { headers: auth });
+    expect(dormant.status).toBe(403);
+    expect(await dormant.json()).toMatchObject({ error: 'standby_dormant' });
+
+    const manage = { 'service-apikey': info.apiKey };
+    const key = await (
+      await fetch(`${info.standbyUrl}/signing-keys`, { method: 'POST', headers: manage })
+    ).json();
+    const enabled = await fetch(`${info.standbyUrl}/enabled`, { method: 'POST', headers: manage });
+    expect(await enabled.json()).toBe(true);
+
+    const lease = await fetch(`${info.standbyUrl}/authz/.jwt?ItemA&hw=H1`, { headers: auth });
+    expect(lease.status).toBe(200);
+    expect(lease.headers.get('content-type')).toMatch(/^application\/jwt/);
+    const token = await lease.text();
+    const [h, p, s] = token.split('.') as [string, string, string];
+    const header = JSON.parse(Buffer.from(h, 'base64url').toString());
+    const payload = JSON.parse(Buffer.from(p, 'base64url').toString());
+    expect(header.kid).toBe(key.keyId);
+    expect(payload).toMatchObject({ ItemA: true, sub: 'newcomer', hw: 'H1', iss: info.standbyUrl });
+
+    const jwks = await (
+      await fetch(`${info.standbyUrl}/.well-known/jwks.json`, { headers: auth })
+    ).json();
+    const jwk = jwks.keys.find((k: { kid: string }) => k.kid === header.kid);
+    const root = new x509.X509Certificate(key.rootCertificate);
+    const leaf = new x509.X509Certificate(jwk.x5c[0]);
+    expect(await leaf.verify({ publicKey: root }, provider)).toBe(true);
+    const leafKey = createPublicKey({
+      key: Buffer.from(leaf.publicKey.rawData),
+      format: 'der',
+      type: 'spki',
+    });
+    expect(leafKey.export({ format: 'jwk' }).n).toBe(jwk.n);
+    expect(verify('sha256', Buffer.from(`${h}.${p}`), leafKey, Buffer.from(s, 'base64url'))).toBe(
+      true,
+    );
+  });
+
+  it('answers malformed requests with 4xx ApiErrors and keeps serving', async () => {
+    const { standbyUrl } = server.info;
+    const garbage = await fetch(`${standbyUrl}/authz/.jwt?%%%`, {
+      headers: { authorization: 'IdToken garbage' },
+    });
+    expect(garbage.status).toBe(401);
+    const unknown = await fetch(`${standbyUrl}/no/such/route`);
+    expect(unknown.status).toBe(404);
+    expect(await unknown.json()).toMatchObject({ error: 'not_found' });
+    const malformed = await fetch(`${standbyUrl}/enabled`, {
+      headers: { authorization: 'IdToken' },
+    });
+    expect(malformed.status).toBe(401);
+    expect(await malformed.json()).toMatchObject({ error: 'invalid_token' });
+    const ok = await fetch(`${server.info.mainUrl}/.well-known/jwks.json`);
+    expect(ok.status).toBe(200);
+  });
+});
