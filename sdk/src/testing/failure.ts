@@ -45,7 +45,12 @@ export type Failure = FailureMode | StatusFailure;
 
 const HTML = 'text/html; charset=utf-8';
 
-/** The error page a reverse proxy shows for `status`. */
+/**
+ * The error page a reverse proxy shows for `status`.
+ *
+ * @example
+ * new HttpResponse(htmlErrorPage(502, 'Bad Gateway'), { status: 502, headers: { 'Content-Type': 'text/html' } });
+ */
 export function htmlErrorPage(status: number, title: string): string {
   return `<!DOCTYPE html>\n<html><head><title>${status} ${title}</title></head><body><h1>${status} ${title}</h1><hr><center>nginx</center></body></html>\n`;
 }
@@ -103,7 +108,13 @@ function socketFailure(failure: 'refused' | 'reset' | 'dns', request: Request): 
  * @param failure - the way to fail.
  * @param request - the intercepted request (its `signal` releases a hang).
  * @param retryAfter - `Retry-After` value for `'rate-limited'` (seconds or an HTTP date).
- *   Default `'1'`.
+ *   Default `1`.
+ * @example
+ * // Your own handler: the first checkout attempt hits a captive portal, later ones pass.
+ * let calls = 0;
+ * http.post(`${mainUrl}/licensing/actions/checkout`, ({ request }) =>
+ *   ++calls === 1 ? createFailureResponse('captive-portal', request) : passthrough(),
+ * );
  */
 export async function createFailureResponse(
   failure: Failure,
