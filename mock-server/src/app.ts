@@ -3,7 +3,7 @@ import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import { createFaultRegistry } from './admin/fault-registry.js';
 import { adminService } from './admin/index.js';
 import { contextPlugin } from './context.js';
-import { apiErrorSchema, installErrorHandling } from './errors.js';
+import { apiErrorSchema, handleClientError, installErrorHandling } from './errors.js';
 import { eventsService } from './events/index.js';
 import { idpService } from './idp/index.js';
 import { mainService } from './main/index.js';
@@ -35,6 +35,7 @@ export async function buildApp(options: MockServerOptions = {}): Promise<Fastify
     return503OnClosing: true,
     // A log line per request would dominate the /authz/.jwt hot path; errors are still logged.
     logController: new LogController({ disableRequestLogging: true }),
+    clientErrorHandler: handleClientError,
   });
   installErrorHandling(app);
   app.addSchema(apiErrorSchema);

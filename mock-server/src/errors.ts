@@ -1,3 +1,5 @@
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance } from 'fastify';
 
 /** The spec's error body: `{ error, error_description?, error_uri? }`. */
@@ -82,4 +84,25 @@ export function installErrorHandling(app: FastifyInstance): void {
       .type('application/json')
       .send({ error: 'not_found', error_description: `No route ${request.method} ${request.url}` }),
   );
+}
+
+/**
+ * Fastify `clientErrorHandler`: answers requests Node cannot parse (oversized headers, bad
+ * request lines, timeouts) with an ApiError body instead of Fastify's own shape.
+ */
+export function handleClientError(err: Error & { code?: string }, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, error, description] =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'request_too_large', 'The request headers exceed the size limit']
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'request_timeout', 'The request took too long to arrive']
+        : [400, 'invalid_request', 'The request is not valid HTTP'];
+  const body = JSON.stringify({ error, error_description: description });
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(err);
 }

@@ -1,10 +1,24 @@
 import 'reflect-metadata';
 import { createPublicKey, verify, webcrypto } from 'node:crypto';
+import { connect } from 'node:net';
 import * as x509 from '@peculiar/x509';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, startServer } from './server.js';
 
 const provider = webcrypto as unknown as Crypto;
+
+/** Sends raw bytes to the server and resolves with everything it answers. */
+function rawRequest(port: number, data: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => socket.write(data));
+    let answer = '';
+    socket.on('data', (chunk) => {
+      answer += chunk;
+    });
+    socket.on('close', () => resolve(answer));
+    socket.on('error', reject);
+  });
+}
 
 describe('startServer over loopback: the README flow', () => {
   let server: RunningServer;
@@ -79,5 +93,23 @@ describe('startServer over loopback: the README flow', () => {
     expect(await malformed.json()).toMatchObject({ error: 'invalid_token' });
     const ok = await fetch(`${server.info.mainUrl}/.well-known/jwks.json`);
     expect(ok.status).toBe(200);
+  });
+
+  it('answers oversized headers and broken HTTP with ApiError bodies', async () => {
+    const port = Number(new URL(server.info.standbyUrl).port);
+    const huge = await fetch(`${server.info.standbyUrl}/enabled`, {
+      headers: { authorization: `IdToken ${'x'.repeat(64 * 1024)}` },
+    });
+    expect(huge.status).toBe(431);
+    expect(await huge.json()).toMatchObject({ error: 'request_too_large' });
+    const broken = await rawRequest(port, 'NOT HTTP AT ALL\r\n\r\n');
+    expect(broken).toMatch(/^HTTP\/1\.1 400 /);
+    expect(broken).toContain('"error":"invalid_request"');
+    const nonUtf8 = await rawRequest(
+      port,
+      'GET /standby/authz/.jwt?Item%FF HTTP/1.1\r\nHost: x\r\nAuthorization: IdToken \xff\xfe\r\nConnection: close\r\n\r\n',
+    );
+    expect(nonUtf8).toMatch(/^HTTP\/1\.1 401 /);
+    expect((await fetch(`${server.info.mainUrl}/.well-known/jwks.json`)).status).toBe(200);
   });
 });
