@@ -250,6 +250,54 @@ describe('follow across a server restart (dataDir)', () => {
       await server.close();
     }
   });
+
+  it('a running follower rides out a restart on the same port without gaps or repeats', async () => {
+    let server = await startServer({ port: 0, dataDir: dir });
+    const { eventUrl, idpUrl } = server.info;
+    const port = Number(new URL(eventUrl).port);
+    const client = createEventClient({
+      eventUrl,
+      auth: { token: () => readToken(idpUrl, { '*': true }) },
+    });
+    const write = (from: number, count: number) =>
+      fetch(`${eventUrl}/put`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify(ticks('ride', from, count)),
+      });
+    const controller = new AbortController();
+    const seen: number[] = [];
+    const retries: string[] = [];
+    const following = (async () => {
+      for await (const event of client.follow('ride', {
+        maxWaitMs: 2000,
+        retryDelayMs: 50,
+        maxRetryDelayMs: 200,
+        minPollIntervalMs: 0,
+        signal: controller.signal,
+        onRetry: ({ error }) => retries.push(error.code),
+      })) {
+        seen.push(seqOf(event));
+      }
+    })().catch((e: unknown) => e);
+    try {
+      expect((await write(0, 2)).status).toBe(201);
+      await waitFor(() => seen.length === 2);
+      await server.close();
+      server = await startServer({ port, dataDir: dir });
+      expect((await write(2, 2)).status).toBe(201);
+      await waitFor(() => seen.length === 4);
+      controller.abort();
+      expect(await following).toMatchObject({ name: 'AbortError' });
+      expect(seen).toEqual([0, 1, 2, 3]);
+      // While it was down: refused connections, and the token provider's own failed fetch.
+      expect(retries.length).toBeGreaterThan(0);
+      expect(retries.every((c) => c === 'SERVICE_UNAVAILABLE' || c === 'UNAUTHORIZED')).toBe(true);
+    } finally {
+      controller.abort();
+      await server.close();
+    }
+  });
 });
 
 async function waitFor(condition: () => boolean): Promise<void> {

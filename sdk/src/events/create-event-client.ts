@@ -64,8 +64,8 @@ export interface EventClient {
   collect(feed: FeedSelector, options: CollectOptions): Promise<FeedEvent[]>;
   /**
    * Tails a feed forever with long polling, oldest first, from `after` (a saved
-   * `eventReceived_str`) or the feed's start. Retries network errors, timeouts, 5xx, 408 and 429
-   * with backoff and jitter; never skips or repeats an event across reconnects. It never ends by
+   * `eventReceived_str`) or the feed's start. Retries network errors, timeouts, 5xx, 408, 429
+   * and a throwing token provider with backoff and jitter; never skips or repeats an event across reconnects. It never ends by
    * itself: aborting `signal` makes the iterator throw `signal.reason`; `break` stops it too.
    *
    * @example

@@ -44,10 +44,13 @@ export interface RawFeedPage {
   newer: FeedInstruction;
 }
 
-/** Result of {@link fetchFeedPage}: a page, or the mapped error plus any `Retry-After`. */
+/**
+ * Result of {@link fetchFeedPage}: a page, or the mapped error, whether a later attempt may
+ * succeed (network, timeout, 5xx, 408, 429, a failing token provider) and any `Retry-After`.
+ */
 export type FeedFetchResult =
   | { ok: true; page: RawFeedPage }
-  | { ok: false; error: LicensingError; retryAfterMs: number | undefined };
+  | { ok: false; error: LicensingError; transient: boolean; retryAfterMs: number | undefined };
 
 /**
  * GETs one page of a feed. Never retries and never throws for service failures (the caller owns
@@ -71,7 +74,8 @@ export async function fetchFeedPage(
         : new LicensingError('UNAUTHORIZED', 'Could not get a read token for the event service', {
             cause,
           });
-    return { ok: false, error, retryAfterMs: undefined };
+    // The provider may be calling an identity provider that is briefly down: worth retrying.
+    return { ok: false, error, transient: true, retryAfterMs: undefined };
   }
   const outcome = await sendHttpAttempt({
     fetch: context.fetch,
@@ -92,14 +96,24 @@ export async function fetchFeedPage(
         `The event service sent a feed the SDK cannot read (${url})`,
         { cause },
       );
-      return { ok: false, error, retryAfterMs: undefined };
+      return { ok: false, error, transient: true, retryAfterMs: undefined };
     }
   }
-  const retryAfterMs =
-    outcome.kind === 'response'
-      ? parseRetryAfter(outcome.headers.get('retry-after'), context.now())
-      : undefined;
-  return { ok: false, error: toEventServiceError(outcome), retryAfterMs };
+  if (outcome.kind === 'error') {
+    return {
+      ok: false,
+      error: toEventServiceError(outcome),
+      transient: true,
+      retryAfterMs: undefined,
+    };
+  }
+  const { status } = outcome;
+  return {
+    ok: false,
+    error: toEventServiceError(outcome),
+    transient: status >= 500 || status === 408 || status === 429,
+    retryAfterMs: parseRetryAfter(outcome.headers.get('retry-after'), context.now()),
+  };
 }
 
 function feedUrl(eventUrl: string, feed: ResolvedFeed, query: FeedQuery): string {

@@ -150,6 +150,32 @@ describe('follow', () => {
     void iterator.return?.(undefined);
   });
 
+  it('retries a token provider that fails for a while (its identity provider may be down)', async () => {
+    const events = makeEvents(1, BASE);
+    const { fetch } = scriptedFetch([() => page(events)]);
+    let calls = 0;
+    const client = createEventClient({
+      eventUrl,
+      fetch,
+      auth: {
+        token: () => {
+          calls += 1;
+          if (calls === 1) throw new TypeError('fetch failed');
+          return 't';
+        },
+      },
+    });
+    const retries: FollowRetryInfo[] = [];
+    const next = client
+      .follow('src', { retryDelayMs: 100, random: () => 0, onRetry: (info) => retries.push(info) })
+      [Symbol.asyncIterator]()
+      .next();
+    await vi.advanceTimersByTimeAsync(50);
+    expect(retries).toMatchObject([{ attempt: 1, delayMs: 50, error: { code: 'UNAUTHORIZED' } }]);
+    expect((await next).value?.eventReceived).toBe(BASE);
+    expect(fetch).toHaveBeenCalledTimes(1);
+  });
+
   it('ends with the error on a non-retryable refusal (403)', async () => {
     const { fetch } = scriptedFetch([() => Response.json({ error: 'forbidden' }, { status: 403 })]);
     const client = createEventClient({ eventUrl, fetch });

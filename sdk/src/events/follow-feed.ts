@@ -1,4 +1,4 @@
-import { ApiResponseError, LicensingError } from '../errors.js';
+import { LicensingError } from '../errors.js';
 import { abortableDelay } from '../internal/abortable-delay.js';
 import { computeBackoffDelay } from '../internal/backoff.js';
 import type { FeedEvent } from './event-kinds.js';
@@ -54,9 +54,9 @@ export interface FollowDefaults {
 
 /**
  * Tails a feed forever with long polling. The cursor only moves to the `eventReceived` of an
- * event the iterator has delivered, so a reconnect neither skips nor repeats events. Retryable
- * failures (network, timeout, 5xx, 408, 429) wait with exponential backoff and jitter
- * (honouring `Retry-After`); other failures end the iterator with their error.
+ * event the iterator has delivered, so a reconnect neither skips nor repeats events. Transient
+ * failures (network, timeout, 5xx, 408, 429, a throwing token provider) wait with exponential
+ * backoff and jitter (honouring `Retry-After`); other failures end the iterator with their error.
  */
 export function followFeed(
   context: EventServiceContext,
@@ -98,7 +98,7 @@ export function followFeed(
         signal,
       );
       if (!result.ok) {
-        if (!isRetryable(result.error)) throw result.error;
+        if (!result.transient) throw result.error;
         failures += 1;
         const backoff = computeBackoffDelay(failures - 1, { baseMs, maxMs, random });
         const delayMs = Math.max(backoff, result.retryAfterMs ?? 0);
@@ -128,11 +128,4 @@ export function followFeed(
       }
     }
   })();
-}
-
-function isRetryable(error: LicensingError): boolean {
-  if (error instanceof ApiResponseError) {
-    return error.status >= 500 || error.status === 408 || error.status === 429;
-  }
-  return error.code === 'SERVICE_UNAVAILABLE';
 }
