@@ -149,6 +149,8 @@ export async function eventsService(app: FastifyInstance): Promise<void> {
         maxWaitMs: query.maxWaitMs,
         signal: request.signal,
       });
+      // The client went away while parked: nobody to answer.
+      if (request.signal.aborted) return reply.hijack();
     }
     const search = request.url.indexOf('?');
     const uri = `${feedPath(feed)}${search === -1 ? '' : request.url.slice(search)}`;
