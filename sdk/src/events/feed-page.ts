@@ -74,8 +74,10 @@ export async function fetchFeedPage(
         : new LicensingError('UNAUTHORIZED', 'Could not get a read token for the event service', {
             cause,
           });
-    // The provider may be calling an identity provider that is briefly down: worth retrying.
-    return { ok: false, error, transient: true, retryAfterMs: undefined };
+    // A provider that throws may be calling an identity provider that is briefly down: worth
+    // retrying. The SDK's own refusals (bad key, empty token) are not.
+    const transient = !(cause instanceof LicensingError) || cause.code === 'SERVICE_UNAVAILABLE';
+    return { ok: false, error, transient, retryAfterMs: undefined };
   }
   const outcome = await sendHttpAttempt({
     fetch: context.fetch,
@@ -99,20 +101,13 @@ export async function fetchFeedPage(
       return { ok: false, error, transient: true, retryAfterMs: undefined };
     }
   }
-  if (outcome.kind === 'error') {
-    return {
-      ok: false,
-      error: toEventServiceError(outcome),
-      transient: true,
-      retryAfterMs: undefined,
-    };
-  }
-  const { status } = outcome;
+  const response = outcome.kind === 'response' ? outcome : undefined;
   return {
     ok: false,
     error: toEventServiceError(outcome),
-    transient: status >= 500 || status === 408 || status === 429,
-    retryAfterMs: parseRetryAfter(outcome.headers.get('retry-after'), context.now()),
+    transient:
+      !response || response.status >= 500 || response.status === 408 || response.status === 429,
+    retryAfterMs: response && parseRetryAfter(response.headers.get('retry-after'), context.now()),
   };
 }
 

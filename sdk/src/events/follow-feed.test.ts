@@ -176,6 +176,17 @@ describe('follow', () => {
     expect(fetch).toHaveBeenCalledTimes(1);
   });
 
+  it('ends at once when its own signing key is unusable (not retried)', async () => {
+    const { fetch } = scriptedFetch([]);
+    const client = createEventClient({ eventUrl, fetch, auth: { privateKey: 'not a pem' } });
+    const onRetry = vi.fn();
+    await expect(
+      client.follow('src', { onRetry })[Symbol.asyncIterator]().next(),
+    ).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    expect(onRetry).not.toHaveBeenCalled();
+    expect(fetch).not.toHaveBeenCalled();
+  });
+
   it('ends with the error on a non-retryable refusal (403)', async () => {
     const { fetch } = scriptedFetch([() => Response.json({ error: 'forbidden' }, { status: 403 })]);
     const client = createEventClient({ eventUrl, fetch });
