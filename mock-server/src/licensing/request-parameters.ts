@@ -26,5 +26,5 @@ export function rawParameters(request: FastifyRequest): [string, string | undefi
 
 /** The absolute base URL of the service that `request` reached, e.g. `http://h:1/standby`. */
 export function serviceBaseUrl(request: FastifyRequest, prefix: string): string {
-  return `${request.protocol}://${request.host}${prefix}`;
+  return `${request.protocol}://${request.host || 'localhost'}${prefix}`;
 }
