@@ -68,6 +68,7 @@ describe('put', () => {
     ['not an object', ['x']],
     ['missing eventType', { eventSourceId: 'billing' }],
     ['missing eventSourceId', { eventType: 'X' }],
+    ['the reserved eventType instruction', { ...event, eventType: 'instruction' }],
     ['slash in eventSourceId', { eventType: 'X', eventSourceId: 'a/b' }],
     ['slash in eventObjectId', { ...event, eventObjectType: 'T', eventObjectId: 'a/b' }],
     ['slash in eventObjectType', { ...event, eventObjectType: 'a/b', eventObjectId: 'x' }],

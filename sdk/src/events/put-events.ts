@@ -121,6 +121,9 @@ function checkEvent(event: unknown, index: number): void {
   if (typeof record.eventType !== 'string' || record.eventType.length === 0) {
     throw invalid(`${at}.eventType must be a non-empty string`);
   }
+  if (record.eventType === 'instruction') {
+    throw invalid(`${at}.eventType 'instruction' is reserved for feed paging instructions`);
+  }
   checkId(record, 'eventSourceId', at, true);
   checkId(record, 'eventObjectId', at, false);
   checkId(record, 'eventObjectType', at, false);
