@@ -7,8 +7,9 @@ import { fileURLToPath } from 'node:url';
 import { formatTable, parseBenchArgs } from './bench-helpers.js';
 import type { BenchLine, BenchRow } from './bench-result.js';
 import { leaseThroughputRow } from './row-1-lease-throughput.js';
+import { leaseVerifyRow } from './row-2-lease-verify.js';
 
-const ROWS: BenchRow[] = [leaseThroughputRow];
+const ROWS: BenchRow[] = [leaseThroughputRow, leaseVerifyRow];
 
 function selectRows(only: readonly string[]): BenchRow[] {
   if (only.length === 0) return ROWS;
