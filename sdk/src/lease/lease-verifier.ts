@@ -210,7 +210,10 @@ class DefaultLeaseVerifier implements LeaseVerifier {
   /** `service kid` → when a refetch last showed that kid missing. */
   readonly #missingKids = new Map<string, number>();
   /** `service kid` → the JWK fingerprint and its verified key (a shared promise). */
-  readonly #keys = new Map<string, { fingerprint: string; verified: Promise<VerifiedKey> }>();
+  readonly #keys = new Map<
+    string,
+    { jwk: Record<string, unknown>; fingerprint: string; verified: Promise<VerifiedKey> }
+  >();
 
   constructor(options: LeaseVerifierOptions) {
     validateFunctionOption('loadJwks', options.loadJwks);
@@ -342,14 +345,19 @@ class DefaultLeaseVerifier implements LeaseVerifier {
 
   /** The verified key of a JWK, validated once per (service, kid, JWK content). */
   #verifiedKey(service: Service, kid: string, jwk: Record<string, unknown>): Promise<VerifiedKey> {
-    const { n, e } = checkJwk(jwk, kid);
-    const fingerprint = JSON.stringify([n, e, jwk.x5c]);
     const cacheKey = `${service} ${kid}`;
     const entry = this.#keys.get(cacheKey);
-    if (entry?.fingerprint === fingerprint) return entry.verified;
+    // Hot path: the very JWK object of the cached set (no re-check, no fingerprint of its x5c).
+    if (entry?.jwk === jwk) return entry.verified;
+    const { n, e } = checkJwk(jwk, kid);
+    const fingerprint = JSON.stringify([n, e, jwk.x5c]);
+    if (entry?.fingerprint === fingerprint) {
+      entry.jwk = jwk;
+      return entry.verified;
+    }
 
     const verified = this.#verifyKey(kid, jwk, n, e);
-    this.#keys.set(cacheKey, { fingerprint, verified });
+    this.#keys.set(cacheKey, { jwk, fingerprint, verified });
     verified.catch(() => {
       if (this.#keys.get(cacheKey)?.verified === verified) this.#keys.delete(cacheKey);
     });
