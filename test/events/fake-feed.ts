@@ -42,8 +42,8 @@ export function createFakeFeed(
   eventUrl: string,
   feed: string,
   initial: FakeEvent[] = [],
-  /** Largest page the fake serves, whatever maxEventCount asks (a server-side cap). */
-  cap = Number.POSITIVE_INFINITY,
+  /** How many events the fake serves for a maxEventCount (to fake a capping or careless server). */
+  serve: (asked: number) => number = (asked) => asked,
 ): FakeFeed {
   const events = [...initial];
   const requests: URL[] = [];
@@ -53,7 +53,7 @@ export function createFakeFeed(
     const q = url.searchParams;
     const after = q.has('after') ? BigInt(q.get('after')!) : undefined;
     const before = q.has('before') ? BigInt(q.get('before')!) : undefined;
-    const max = Math.min(Number(q.get('maxEventCount') ?? 1000), cap);
+    const max = serve(Number(q.get('maxEventCount') ?? 1000));
     const newest = q.has('newest') ? q.get('newest') === 'true' : after === undefined;
     const range = events.filter(
       (e) =>

@@ -68,13 +68,31 @@ describe('read', () => {
 
   it('keeps walking a server that caps pages below pageSize, guided by instruction counts', async () => {
     const events = makeEvents(23, BASE);
-    const feed = createFakeFeed(eventUrl, 'src', events, 5);
+    const feed = createFakeFeed(eventUrl, 'src', events, (asked) => Math.min(asked, 5));
     server.use(feed.handler);
     const forward = await toArray(client(10).read('src'));
     expect(forward.map((e) => e.seq)).toEqual(events.map((e) => e.seq));
     expect(feed.requests).toHaveLength(5);
     const backward = await toArray(client(10).read('src', { order: 'newest-first' }));
     expect(backward.map((e) => e.seq)).toEqual(events.map((e) => e.seq).reverse());
+  });
+
+  it('resumes after the last kept event when a server sends more than asked', async () => {
+    const events = makeEvents(12, BASE);
+    // Ignores maxEventCount: always up to 1000 events.
+    server.use(createFakeFeed(eventUrl, 'src', events, () => 1000).handler);
+    const forward = await toArray(client(5).pages('src'));
+    expect(forward.map((p) => p.events.map((e) => e.seq))).toEqual([
+      [0, 1, 2, 3, 4],
+      [5, 6, 7, 8, 9],
+      [10, 11],
+    ]);
+    const backward = await toArray(client(5).pages('src', { order: 'newest-first' }));
+    expect(backward.map((p) => p.events.map((e) => e.seq))).toEqual([
+      [11, 10, 9, 8, 7],
+      [6, 5, 4, 3, 2],
+      [1, 0],
+    ]);
   });
 
   it('honours after/before bounds given as bigint or string', async () => {

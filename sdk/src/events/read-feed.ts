@@ -90,21 +90,24 @@ export function readFeedPages(
       // or overlaps must not make the walk yield an event twice.
       const inRange = ascendingWithin(page.events, after, before);
       const kept = forward ? inRange.slice(0, maxEventCount) : inRange.slice(-maxEventCount);
-      const events = forward ? kept : kept.reverse();
+      const events = forward ? kept : [...kept].reverse();
       remaining -= events.length;
 
       const instruction = forward ? page.newer : page.older;
-      const edge = forward ? inRange.at(-1)?.eventReceived : inRange[0]?.eventReceived;
+      const edge = forward ? kept.at(-1)?.eventReceived : kept[0]?.eventReceived;
       const bound = forward ? after : before;
-      const next = instruction.timestamp ?? edge ?? bound;
+      // If the server sent more than asked and some were cut, its instruction points past them.
+      const trimmed = kept.length < inRange.length;
+      const next = (trimmed ? undefined : instruction.timestamp) ?? edge ?? bound;
       // A short page ends the walk, unless the far side is open and the instruction counts more
       // events there (a server capping maxEventCount below ours): then counts are authoritative.
       // With a far bound, a count also covers events beyond it, so it cannot prove more in range.
       const farSideOpen = forward ? before === undefined : after === undefined;
       const countsMore = instruction.count === -1 || (instruction.count ?? 0) > 0;
       const exhausted =
-        instruction.count === 0 ||
-        (page.events.length < maxEventCount && !(farSideOpen && countsMore));
+        !trimmed &&
+        (instruction.count === 0 ||
+          (page.events.length < maxEventCount && !(farSideOpen && countsMore)));
       const hasMore = !exhausted && remaining > 0;
       if (hasMore && !advances(next, bound, forward)) {
         throw new LicensingError(
