@@ -32,7 +32,7 @@
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
-import { createEventClient, type NewEvent } from '@standby-licensing/sdk';
+import { createEventClient, isLicensingError, type NewEvent } from '@standby-licensing/sdk';
 
 /** Options of {@link main}; each defaults to its environment variable. */
 export interface WriteSignedEventOptions {
@@ -121,6 +121,12 @@ async function loadKey(pem: string | undefined, file: string | undefined) {
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   main().catch((error: unknown) => {
     console.error(error);
+    if (isLicensingError(error) && error.code === 'UNAUTHORIZED') {
+      console.error(
+        'The server checks writer signatures: set EVENT_WRITER_KEY_FILE to the private key ' +
+          'whose public key it was started with (--event-writer-key).',
+      );
+    }
     process.exitCode = 1;
   });
 }
