@@ -18,6 +18,8 @@ const USAGE = `Usage: standby-mock-server [options]
   --require-signed-events     refuse legacy application/json event writes
   --items <a,b,...>           mock main catalogue (default: every item)
   --propagation-delay-ms <n>  delay before enable/disable takes effect (default 0)
+  --wire-names <k=v,...>      vendor header/scheme names: apiKeyHeader, signingKeyIdHeader,
+                              idTokenScheme, serviceKeyHashScheme (default: the spec's names)
   --admin                     serve /admin (fault injection, reset, clock offset)
   --help                      show this help
 `;
@@ -45,6 +47,7 @@ function parseCommandLine(argv: string[]): StartServerOptions | undefined {
       'require-signed-events': { type: 'boolean' },
       items: { type: 'string' },
       'propagation-delay-ms': { type: 'string' },
+      'wire-names': { type: 'string' },
       admin: { type: 'boolean' },
       help: { type: 'boolean' },
     },
@@ -87,6 +90,16 @@ function parseCommandLine(argv: string[]): StartServerOptions | undefined {
       throw new TypeError('--propagation-delay-ms must be an integer from 0 to 300000');
     }
     options.propagationDelayMs = delay;
+  }
+  if (values['wire-names'] !== undefined) {
+    options.wireNames = Object.fromEntries(
+      values['wire-names'].split(',').map((pair) => {
+        const [name, value] = pair.split('=').map((part) => part.trim());
+        if (!name || !value)
+          throw new TypeError(`--wire-names expects name=value pairs, got ${pair}`);
+        return [name, value];
+      }),
+    );
   }
   if (values.admin) options.admin = true;
   return options;

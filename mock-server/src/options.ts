@@ -29,11 +29,33 @@ export interface MockServerOptions {
   admin?: boolean;
   /** Delay before an enable/disable takes effect, in ms (at most 300 000). Default 0. */
   propagationDelayMs?: number;
+  /** Header and scheme names, for a vendor's real names. Default: the spec's neutral names. */
+  wireNames?: Partial<WireNames>;
   /** Base clock in ms since the epoch. Default `Date.now`. */
   now?: () => number;
   /** Fastify logger setting. Default false. */
   logger?: boolean | Record<string, unknown>;
 }
+
+/** Header and authorization scheme names on the wire (DECISIONS.md "Names"). */
+export interface WireNames {
+  /** Management API key header. Default `Service-ApiKey`. */
+  apiKeyHeader: string;
+  /** Signing key selection header on `/authz/.jwt`. Default `Service-SigningKeyId`. */
+  signingKeyIdHeader: string;
+  /** Authorization scheme of ID tokens. Default `IdToken`. */
+  idTokenScheme: string;
+  /** Authorization scheme of the service key hash. Default `ServiceKeyHash`. */
+  serviceKeyHashScheme: string;
+}
+
+/** The spec's neutral names. */
+export const DEFAULT_WIRE_NAMES: Readonly<WireNames> = {
+  apiKeyHeader: 'Service-ApiKey',
+  signingKeyIdHeader: 'Service-SigningKeyId',
+  idTokenScheme: 'IdToken',
+  serviceKeyHashScheme: 'ServiceKeyHash',
+};
 
 /** Options after defaults and parsing; what the services read from `app.config`. */
 export interface ResolvedOptions {
@@ -52,6 +74,7 @@ export interface ResolvedOptions {
   items: ReadonlySet<string>;
   admin: boolean;
   propagationDelayMs: number;
+  wireNames: Readonly<WireNames>;
   now: () => number;
 }
 
@@ -74,6 +97,7 @@ const KNOWN = new Set([
   'items',
   'admin',
   'propagationDelayMs',
+  'wireNames',
   'now',
   'logger',
 ]);
@@ -95,6 +119,13 @@ export function resolveOptions(options: MockServerOptions = {}): ResolvedOptions
   if (!Number.isInteger(delay) || delay < 0 || delay > 300_000) {
     throw new TypeError('propagationDelayMs must be an integer from 0 to 300000');
   }
+  const wireNames = { ...DEFAULT_WIRE_NAMES, ...options.wireNames };
+  for (const [name, value] of Object.entries(wireNames)) {
+    if (!(name in DEFAULT_WIRE_NAMES)) throw new TypeError(`Unknown wireNames entry: ${name}`);
+    if (typeof value !== 'string' || !/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/.test(value)) {
+      throw new TypeError(`wireNames.${name} must be an HTTP token, got ${String(value)}`);
+    }
+  }
   return {
     apiKey: options.apiKey,
     dataDir: options.dataDir,
@@ -110,6 +141,7 @@ export function resolveOptions(options: MockServerOptions = {}): ResolvedOptions
     items: new Set(options.items ?? ['*']),
     admin: options.admin ?? false,
     propagationDelayMs: delay,
+    wireNames,
     now: options.now ?? Date.now,
   };
 }

@@ -29,12 +29,6 @@ export interface AuthenticatorOptions {
 /** Authenticates a request's `Authorization` header or throws a 401 ApiError. */
 export type Authenticator = (request: FastifyRequest) => Caller;
 
-const SCHEME_NAMES = new Map<string, AuthScheme>([
-  ['idtoken', 'IdToken'],
-  ['servicekeyhash', 'ServiceKeyHash'],
-  ['bearer', 'Bearer'],
-]);
-
 /**
  * Creates the `Authorization` check of one service: IdToken (and Bearer where allowed) ID tokens
  * against `config.idpPublicKeys` (default: the built-in issuer's key), ServiceKeyHash against the
@@ -67,8 +61,22 @@ export function createAuthenticator(
     ),
   );
   const accepted = new Set(options.schemes);
+  // The wire names may be a vendor's own (config.wireNames); schemes are case-insensitive.
+  const wireName: Record<AuthScheme, string> = {
+    IdToken: config.wireNames.idTokenScheme,
+    ServiceKeyHash: config.wireNames.serviceKeyHashScheme,
+    Bearer: 'Bearer',
+  };
+  const schemeNames = new Map<string, AuthScheme>(
+    (Object.keys(wireName) as AuthScheme[]).map((scheme) => [
+      wireName[scheme].toLowerCase(),
+      scheme,
+    ]),
+  );
   const challenge = {
-    'www-authenticate': options.schemes.map((s) => `${s} realm="${options.realm}"`).join(', '),
+    'www-authenticate': options.schemes
+      .map((s) => `${wireName[s]} realm="${options.realm}"`)
+      .join(', '),
   };
   const fail = (error: string, description: string) =>
     new ApiError(401, error, description, challenge);
@@ -79,14 +87,15 @@ export function createAuthenticator(
       throw fail('unauthorized', 'The Authorization header is missing');
     }
     const space = header.indexOf(' ');
-    const scheme = space > 0 ? SCHEME_NAMES.get(header.slice(0, space).toLowerCase()) : undefined;
+    const scheme = space > 0 ? schemeNames.get(header.slice(0, space).toLowerCase()) : undefined;
     const credentials = space > 0 ? header.slice(space + 1).trim() : '';
     if (!scheme || !accepted.has(scheme) || credentials === '') {
-      throw fail('invalid_token', `Expected ${options.schemes.join(' or ')} credentials`);
+      const names = options.schemes.map((s) => wireName[s]).join(' or ');
+      throw fail('invalid_token', `Expected ${names} credentials`);
     }
     if (scheme === 'ServiceKeyHash') {
       if (!hashes.has(credentials.toLowerCase())) {
-        throw fail('invalid_token', 'The ServiceKeyHash does not match a trusted service key');
+        throw fail('invalid_token', `The ${wireName.ServiceKeyHash} does not match a trusted key`);
       }
       return { sub: 'service', scheme };
     }

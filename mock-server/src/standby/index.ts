@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { API_KEY_HEADER, createApiKeyCheck } from '../auth/api-key.js';
+import { createApiKeyCheck } from '../auth/api-key.js';
 import { createAuthenticator } from '../auth/authenticate.js';
 import { ApiError } from '../errors.js';
 import { issueLeaseTokens } from '../licensing/issue-lease-tokens.js';
@@ -23,7 +23,6 @@ import { loadStandbyState } from './standby-state.js';
 
 /** ID tokens stay acceptable on the standby for 24 h after `exp`. */
 const ID_TOKEN_GRACE_SECONDS = 86_400;
-const SIGNING_KEY_HEADER = 'service-signingkeyid';
 
 /**
  * The standby licensing service, mounted at `/standby`: management calls (`Service-ApiKey`),
@@ -40,7 +39,10 @@ export async function standbyService(app: FastifyInstance): Promise<void> {
       now,
     }),
   ]);
-  const checkApiKey = createApiKeyCheck(app.apiKey);
+  const { apiKeyHeader, signingKeyIdHeader } = app.config.wireNames;
+  const apiKeyField = apiKeyHeader.toLowerCase();
+  const signingKeyField = signingKeyIdHeader.toLowerCase();
+  const checkApiKey = createApiKeyCheck(app.apiKey, apiKeyHeader);
   const authenticate = createAuthenticator(app, {
     realm: 'standby',
     schemes: ['IdToken', 'ServiceKeyHash'],
@@ -58,7 +60,7 @@ export async function standbyService(app: FastifyInstance): Promise<void> {
     url: '/enabled',
     schema: enableSchema,
     handler: async (request) => {
-      checkApiKey(request.headers[API_KEY_HEADER]);
+      checkApiKey(request.headers[apiKeyField]);
       await state.set('active');
       return true;
     },
@@ -74,7 +76,7 @@ export async function standbyService(app: FastifyInstance): Promise<void> {
     url: '/disabled',
     schema: disableSchema,
     handler: async (request) => {
-      checkApiKey(request.headers[API_KEY_HEADER]);
+      checkApiKey(request.headers[apiKeyField]);
       await state.set('dormant');
       return true;
     },
@@ -82,8 +84,8 @@ export async function standbyService(app: FastifyInstance): Promise<void> {
 
   // GET /disabled is a management call when it carries Service-ApiKey, else a status check.
   app.get('/disabled', { schema: disabledSchema }, async (request) => {
-    if (request.headers[API_KEY_HEADER] !== undefined) {
-      checkApiKey(request.headers[API_KEY_HEADER]);
+    if (request.headers[apiKeyField] !== undefined) {
+      checkApiKey(request.headers[apiKeyField]);
       await state.set('dormant');
       return true;
     }
@@ -92,7 +94,7 @@ export async function standbyService(app: FastifyInstance): Promise<void> {
   });
 
   app.post('/signing-keys', { schema: signingKeySchema }, async (request, reply) => {
-    checkApiKey(request.headers[API_KEY_HEADER]);
+    checkApiKey(request.headers[apiKeyField]);
     const { key, chain } = await keys.generate();
     return reply.code(201).send({
       keyId: key.kid,
@@ -116,12 +118,12 @@ export async function standbyService(app: FastifyInstance): Promise<void> {
     handler: (request, reply) => {
       const caller = authenticate(request);
       if (state.current() !== 'active') throw dormant();
-      const wanted = request.headers[SIGNING_KEY_HEADER];
+      const wanted = request.headers[signingKeyField];
       let signer = keys.current;
       if (wanted !== undefined) {
         const found = typeof wanted === 'string' ? keys.get(wanted) : undefined;
         if (!found) {
-          throw new ApiError(400, 'unknown_signing_key', 'Service-SigningKeyId names no key');
+          throw new ApiError(400, 'unknown_signing_key', `${signingKeyIdHeader} names no key`);
         }
         signer = found;
       }
