@@ -1,9 +1,11 @@
+import fc from 'fast-check';
 import { HttpResponse, http } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createFakeFeed, feedBody, makeEvents } from '../../../test/events/fake-feed.js';
 import { ApiResponseError, LicensingError } from '../errors.js';
 import { createEventClient } from './create-event-client.js';
+import type { ReadOptions } from './read-feed.js';
 
 const eventUrl = 'http://events.test/events';
 const server = setupServer();
@@ -93,6 +95,47 @@ describe('read', () => {
       [6, 5, 4, 3, 2],
       [1, 0],
     ]);
+  });
+
+  // The contract: any range, page size and limit; a server capping pages below pageSize only
+  // when the walk's far side is open (with both bounds, a short page must mean the range is done).
+  it('yields exactly the events of any range, in order, for any page size, limit and server cap', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.uniqueArray(fc.bigInt({ min: 0n, max: 50n }), { maxLength: 40 }),
+        fc.record({
+          pageSize: fc.integer({ min: 1, max: 12 }),
+          limit: fc.option(fc.integer({ min: 1, max: 50 }), { nil: undefined }),
+          after: fc.option(fc.bigInt({ min: 0n, max: 50n }), { nil: undefined }),
+          before: fc.option(fc.bigInt({ min: 0n, max: 50n }), { nil: undefined }),
+          order: fc.constantFrom('oldest-first' as const, 'newest-first' as const),
+          cap: fc.integer({ min: 1, max: 15 }),
+        }),
+        async (offsets, { pageSize, limit, after, before, order, cap }) => {
+          const stamps = offsets.sort((a, b) => (a < b ? -1 : 1)).map((o) => BASE + o);
+          const events = stamps.map((ts, i) => ({ ...makeEvents(1, ts)[0]!, seq: i }));
+          const farSideOpen = order === 'oldest-first' ? before === undefined : after === undefined;
+          const serve = (asked: number) => (farSideOpen ? Math.min(asked, cap) : asked);
+          server.use(createFakeFeed(eventUrl, 'src', events, serve).handler);
+          const from = after === undefined ? undefined : BASE + after;
+          const to = before === undefined ? undefined : BASE + before;
+          const read: ReadOptions = { pageSize, order };
+          if (limit !== undefined) read.limit = limit;
+          if (from !== undefined) read.after = from;
+          if (to !== undefined) read.before = to;
+          let expected = events.filter(
+            (e) =>
+              (from === undefined || e.eventReceived > from) &&
+              (to === undefined || e.eventReceived < to),
+          );
+          if (order === 'newest-first') expected.reverse();
+          expected = expected.slice(0, limit ?? expected.length);
+          const got = await toArray(client().read('src', read));
+          expect(got.map((e) => e.seq)).toEqual(expected.map((e) => e.seq));
+        },
+      ),
+      { numRuns: 60 },
+    );
   });
 
   it('honours after/before bounds given as bigint or string', async () => {
