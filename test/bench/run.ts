@@ -8,8 +8,9 @@ import { formatTable, parseBenchArgs } from './bench-helpers.js';
 import type { BenchLine, BenchRow } from './bench-result.js';
 import { leaseThroughputRow } from './row-1-lease-throughput.js';
 import { leaseVerifyRow } from './row-2-lease-verify.js';
+import { failoverRow } from './row-3-failover.js';
 
-const ROWS: BenchRow[] = [leaseThroughputRow, leaseVerifyRow];
+const ROWS: BenchRow[] = [leaseThroughputRow, leaseVerifyRow, failoverRow];
 
 function selectRows(only: readonly string[]): BenchRow[] {
   if (only.length === 0) return ROWS;
