@@ -70,7 +70,7 @@ describe('examples/desktop-app.ts', () => {
     // The example cleared its fault: the shared mock is healthy again.
     const faults = (await (await fetch(`${adminUrl}/faults`)).json()) as { faults: unknown[] };
     expect(faults.faults).toEqual([]);
-  });
+  }, 60_000);
 
   it('explains a wrong management API key instead of failing obscurely', async () => {
     const { mainUrl, standbyUrl, idpUrl } = mock.info;

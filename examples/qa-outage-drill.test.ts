@@ -225,7 +225,8 @@ describe('drill: standby switched off mid-outage', () => {
   it('Strategy B: the first lease comes from the standby; once it is off, renewal fails fast with STANDBY_DORMANT', async () => {
     const { mainUrl, standbyUrl } = mock.info;
     network.use(...standbySwitchedOffMidOutage({ mainUrl, standbyUrl, enabledCalls: 1 }));
-    const { client, seen } = createAppClient('B');
+    // No background probe: the renewal below is what finds the standby switched off.
+    const { client, seen } = createAppClient('B', 60_000);
     try {
       const { leases } = await client.checkout(['ItemA']);
       expect(leases[0]!.servedBy).toBe('standby');
