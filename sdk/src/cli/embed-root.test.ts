@@ -304,6 +304,35 @@ describe('embed-root --pem', () => {
   });
 });
 
+describe('embed-root --jwks-url', () => {
+  it("embeds the root of the mock main's JWK set, warning that it is trust on first use", async () => {
+    const out = join(dir, 'main-root.ts');
+    const jwksUrl = `${server.info.mainUrl}/.well-known/jwks.json`;
+    const result = await run(['embed-root', '--jwks-url', jwksUrl, '--out', out]);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(/trust on first use/);
+    const { keys } = (await (await fetch(jwksUrl)).json()) as { keys: Array<{ x5c: string[] }> };
+    const expected = new x509.X509Certificate(keys[0]!.x5c.at(-1)!);
+    const module = (await import(pathToFileURL(out).href)) as {
+      rootCertificate: { pem: string; keyId?: string };
+    };
+    expect(new x509.X509Certificate(module.rootCertificate.pem).equal(expected)).toBe(true);
+    expect(module.rootCertificate.keyId).toBeUndefined();
+  });
+
+  it('exits 1 when the JWK set has no x5c', async () => {
+    const result = await run([
+      'embed-root',
+      '--jwks-url',
+      `${server.info.idpUrl}/.well-known/jwks.json`,
+      '--out',
+      join(dir, 'idp-root.ts'),
+    ]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/no x5c/);
+  });
+});
+
 describe('usage', () => {
   it.each([
     [[]],
@@ -330,6 +359,8 @@ describe('usage', () => {
     [['embed-root', '--standby-url', 'not a url', '--api-key', 'k', '--out', 'x.ts']],
     [['embed-root', '--pem', 'a.pem', '--out', 'x.ts', '--export-name', 'not-valid']],
     [['embed-root', '--pem', 'a.pem', '--out', 'x.ts', '--bogus']],
+    [['embed-root', '--jwks-url', 'https://m.example/jwks', '--pem', 'a.pem', '--out', 'x.ts']],
+    [['embed-root', '--jwks-url', 'https://m.example/jwks', '--key-id', 'k', '--out', 'x.ts']],
   ])('%j exits 2', async (argv) => {
     const result = await run(argv);
     expect(result.code).toBe(2);

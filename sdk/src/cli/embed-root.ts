@@ -17,13 +17,16 @@ export const API_KEY_ENV = 'STANDBY_LICENSING_API_KEY';
 export const EMBED_ROOT_USAGE = `Usage:
   standby-licensing embed-root --standby-url <url> --api-key <key> --out <file.ts> [options]
   standby-licensing embed-root --pem <root.pem> [--key-id <id>] --out <file.ts> [options]
+  standby-licensing embed-root --jwks-url <url> --out <file.ts> [options]
 
 Writes a TypeScript module exporting a root certificate (and its signing key id) for
 \`trust: { rootCertificates: [rootCertificate] }\`, so the root lives in the app's binary.
 
 With --standby-url it calls POST <url>/signing-keys, which makes a NEW signing key on the
 standby and makes it the default (older keys stay usable). With --pem it reads a root
-certificate you already have.
+certificate you already have. With --jwks-url it takes the root (last x5c entry) of the newest
+key of a public JWK set, such as the mock main service's: trust on first use, for development
+only; a shipped app embeds a root it got from its vendor out of band.
 
 Options:
   --standby-url <url>     Base URL of the standby service (https; http only for loopback
@@ -32,6 +35,7 @@ Options:
   --header-name <name>    Name of the API-key header (default: Service-ApiKey)
   --pem <file>            Read the root certificate from a PEM file instead
   --key-id <id>           Signing key id of that root (with --pem; recommended)
+  --jwks-url <url>        Read the root from a JWK set's x5c instead (development only)
   --out <file.ts>         Module to write (refuses to overwrite it without --force)
   --export-name <name>    Name of the exported constant (default: rootCertificate)
   --force                 Overwrite --out if it exists
@@ -47,6 +51,7 @@ const OPTIONS = {
   'header-name': { type: 'string' },
   pem: { type: 'string' },
   'key-id': { type: 'string' },
+  'jwks-url': { type: 'string' },
   out: { type: 'string' },
   'export-name': { type: 'string' },
   force: { type: 'boolean' },
@@ -61,7 +66,8 @@ const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 /** What to fetch the root from, once the command line is checked. */
 type Source =
   | { kind: 'standby'; url: URL; apiKey: string; headerName: string }
-  | { kind: 'pem'; file: string; keyId: string | undefined };
+  | { kind: 'pem'; file: string; keyId: string | undefined }
+  | { kind: 'jwks'; url: URL };
 
 interface Plan {
   source: Source;
@@ -85,8 +91,18 @@ function parse(argv: readonly string[], io: CliIo): Plan | 'help' {
   }
   const plan = { out: resolve(values.out), exportName, force: values.force === true };
 
-  if ((values['standby-url'] === undefined) === (values.pem === undefined)) {
-    throw usageError('give exactly one of --standby-url or --pem');
+  const sources = [values['standby-url'], values.pem, values['jwks-url']].filter(
+    (value) => value !== undefined,
+  );
+  if (sources.length !== 1) {
+    throw usageError('give exactly one of --standby-url, --pem or --jwks-url');
+  }
+  if (values['jwks-url'] !== undefined) {
+    for (const flag of ['api-key', 'header-name', 'key-id'] as const) {
+      if (values[flag] !== undefined) throw usageError(`--${flag} does not go with --jwks-url`);
+    }
+    const url = parseHttpUrl(values['jwks-url'], '--jwks-url', values['allow-http'] === true);
+    return { ...plan, source: { kind: 'jwks', url } };
   }
   if (values.pem !== undefined) {
     for (const flag of ['api-key', 'header-name', 'allow-http'] as const) {
@@ -98,20 +114,7 @@ function parse(argv: readonly string[], io: CliIo): Plan | 'help' {
   if (values['key-id'] !== undefined) {
     throw usageError('--key-id goes with --pem; the standby names the new key itself');
   }
-  let url: URL;
-  try {
-    url = new URL(values['standby-url']!);
-  } catch {
-    throw usageError(`--standby-url is not a URL: ${values['standby-url']}`);
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw usageError('--standby-url must be an http(s) URL');
-  }
-  if (url.protocol === 'http:' && !LOOPBACK.has(url.hostname) && values['allow-http'] !== true) {
-    // The root is the app's trust anchor: fetching it in clear text lets anyone on the path
-    // substitute their own.
-    throw usageError('--standby-url uses plain http; use https (or --allow-http if you must)');
-  }
+  const url = parseHttpUrl(values['standby-url']!, '--standby-url', values['allow-http'] === true);
   const apiKey = values['api-key'] ?? io.env[API_KEY_ENV];
   if (apiKey === undefined || apiKey === '') {
     throw usageError(`--api-key <key> (or $${API_KEY_ENV}) is required with --standby-url`);
@@ -119,6 +122,24 @@ function parse(argv: readonly string[], io: CliIo): Plan | 'help' {
   const headerName = values['header-name'] ?? 'Service-ApiKey';
   if (!HEADER_NAME.test(headerName)) throw usageError(`--header-name is not a valid header name`);
   return { ...plan, source: { kind: 'standby', url, apiKey, headerName } };
+}
+
+function parseHttpUrl(text: string, flag: string, allowHttp: boolean): URL {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw usageError(`${flag} is not a URL: ${text}`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw usageError(`${flag} must be an http(s) URL`);
+  }
+  if (url.protocol === 'http:' && !LOOPBACK.has(url.hostname) && !allowHttp) {
+    // The root is the app's trust anchor: fetching it in clear text lets anyone on the path
+    // substitute their own.
+    throw usageError(`${flag} uses plain http; use https (or --allow-http if you must)`);
+  }
+  return url;
 }
 
 async function checkOut(plan: Plan): Promise<void> {
@@ -160,22 +181,11 @@ async function requestSigningKey(
   io: CliIo,
 ): Promise<SigningKeyAnswer> {
   const endpoint = new URL(`${source.url.href.replace(/\/+$/, '')}/signing-keys`);
-  let response: Response;
-  let body: string;
-  try {
-    response = await io.fetch(endpoint, {
-      method: 'POST',
-      headers: { [source.headerName]: source.apiKey, Accept: 'application/json' },
-      signal: AbortSignal.timeout(30_000),
-    });
-    body = await response.text();
-  } catch (error) {
-    const cause = (error as { cause?: { code?: unknown } }).cause;
-    const code = typeof cause?.code === 'string' ? ` (${cause.code})` : '';
-    throw new CliError(1, `cannot reach ${endpoint.href}: ${(error as Error).message}${code}`, {
-      cause: error,
-    });
-  }
+  const [response, body] = await fetchText(
+    endpoint,
+    { method: 'POST', headers: { [source.headerName]: source.apiKey, Accept: 'application/json' } },
+    io,
+  );
   if (response.status !== 201 && response.status !== 200) {
     throw new CliError(
       1,
@@ -196,6 +206,40 @@ async function requestSigningKey(
   return { keyId: parsed.keyId, rootCertificate: parsed.rootCertificate };
 }
 
+async function fetchText(url: URL, init: RequestInit, io: CliIo): Promise<[Response, string]> {
+  try {
+    const response = await io.fetch(url, { ...init, signal: AbortSignal.timeout(30_000) });
+    return [response, await response.text()];
+  } catch (error) {
+    const cause = (error as { cause?: { code?: unknown } }).cause;
+    const code = typeof cause?.code === 'string' ? ` (${cause.code})` : '';
+    throw new CliError(1, `cannot reach ${url.href}: ${(error as Error).message}${code}`, {
+      cause: error,
+    });
+  }
+}
+
+/** The root (last `x5c` entry) of the first key of a JWK set, as PEM. */
+async function readJwksRoot(url: URL, io: CliIo): Promise<string> {
+  const [response, body] = await fetchText(url, { headers: { Accept: 'application/json' } }, io);
+  if (response.status !== 200) {
+    throw new CliError(
+      1,
+      `the JWK set could not be read: ${describeApiError(response.status, body)}`,
+    );
+  }
+  let x5c: unknown;
+  try {
+    x5c = (JSON.parse(body) as { keys?: Array<{ x5c?: unknown }> }).keys?.[0]?.x5c;
+  } catch (error) {
+    throw new CliError(1, `${url.href} did not answer JSON`, { cause: error });
+  }
+  const last = Array.isArray(x5c) ? x5c.at(-1) : undefined;
+  if (typeof last !== 'string') throw new CliError(1, `the first key of ${url.href} has no x5c`);
+  const lines = last.match(/.{1,64}/g) ?? [];
+  return `-----BEGIN CERTIFICATE-----\n${lines.join('\n')}\n-----END CERTIFICATE-----`;
+}
+
 async function loadRoot(
   plan: Plan,
   io: CliIo,
@@ -214,6 +258,18 @@ async function loadRoot(
       return { root: findRootCertificate(text), keyId: source.keyId, source: source.file };
     } catch (error) {
       throw new CliError(1, `${source.file}: ${(error as Error).message}`, { cause: error });
+    }
+  }
+  if (source.kind === 'jwks') {
+    try {
+      return {
+        root: describeCertificate(await readJwksRoot(source.url, io)),
+        keyId: undefined,
+        source: `GET ${source.url.href}`,
+      };
+    } catch (error) {
+      if (error instanceof CliError) throw error;
+      throw new CliError(1, `${source.url.href}: ${(error as Error).message}`, { cause: error });
     }
   }
   const answer = await requestSigningKey(source, io);
@@ -254,7 +310,9 @@ export async function embedRoot(argv: readonly string[], io: CliIo): Promise<num
   if (!root.selfIssued || !root.isCa) {
     warnings.push('the certificate is not a self-issued CA certificate; is it really the root?');
   }
-  if (keyId === undefined) {
+  if (plan.source.kind === 'jwks') {
+    warnings.push('the root came from the JWK set itself (trust on first use): development only');
+  } else if (keyId === undefined) {
     warnings.push('no --key-id: the SDK cannot pin this root to its signing key after rotation');
   }
   if (root.notAfter.getTime() <= io.now().getTime()) {
