@@ -9,8 +9,9 @@ import type { BenchLine, BenchRow } from './bench-result.js';
 import { leaseThroughputRow } from './row-1-lease-throughput.js';
 import { leaseVerifyRow } from './row-2-lease-verify.js';
 import { failoverRow } from './row-3-failover.js';
+import { eventsRow } from './row-4-events.js';
 
-const ROWS: BenchRow[] = [leaseThroughputRow, leaseVerifyRow, failoverRow];
+const ROWS: BenchRow[] = [leaseThroughputRow, leaseVerifyRow, failoverRow, eventsRow];
 
 function selectRows(only: readonly string[]): BenchRow[] {
   if (only.length === 0) return ROWS;
