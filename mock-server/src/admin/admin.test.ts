@@ -51,11 +51,19 @@ describe('admin API over real HTTP', () => {
     expect(res.status).toBe(status);
     expect(res.headers.get('content-type')).toMatch(/^text\/html/);
     expect(await res.text()).toMatch(new RegExp(`<html>.*${status}`, 's'));
+    expect(res.headers.get('retry-after')).toBeNull();
     const checkout = await fetch(`${origin}/main/licensing/actions/checkout`, { method: 'POST' });
     expect(checkout.status).toBe(status);
     // Faults apply to the main service only.
     const standby = await fetch(`${origin}/standby/enabled`, { headers: auth });
     expect(standby.status).toBe(200);
+  });
+
+  it('sends Retry-After on an error fault only when asked', async () => {
+    await admin('POST', '/faults', { mode: 'error', retryAfterSeconds: 7 });
+    const res = await mainAuthz();
+    expect(res.status).toBe(503);
+    expect(res.headers.get('retry-after')).toBe('7');
   });
 
   it('delays a request, then answers it normally', async () => {

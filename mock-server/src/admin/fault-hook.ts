@@ -51,11 +51,10 @@ export function createFaultHook(
       }
       case 'error': {
         const status = fault.status ?? 503;
-        return reply
-          .code(status)
-          .header('retry-after', '30')
-          .type('text/html; charset=utf-8')
-          .send(htmlPage(status));
+        if (fault.retryAfterSeconds !== undefined) {
+          reply.header('retry-after', String(fault.retryAfterSeconds));
+        }
+        return reply.code(status).type('text/html; charset=utf-8').send(htmlPage(status));
       }
       case 'delay': {
         const controller = new AbortController();

@@ -19,6 +19,8 @@ export interface FaultSpec {
   mode: FaultMode;
   /** HTTP status of an `error` fault: 500 or 503. Default 503. */
   status?: 500 | 503;
+  /** `Retry-After` of an `error` fault, in seconds. Default: no header. */
+  retryAfterSeconds?: number;
   /** Delay of a `delay` fault, in ms. */
   delayMs?: number;
   /** Apply to the next N requests only. Default: until cleared. */
@@ -30,6 +32,7 @@ export interface Fault {
   route: FaultRoute;
   mode: FaultMode;
   status?: 500 | 503;
+  retryAfterSeconds?: number;
   delayMs?: number;
   /** Requests it still applies to; absent means until cleared. */
   remaining?: number;
@@ -65,7 +68,10 @@ export function createFaultRegistry(): FaultRegistry {
     held,
     set(spec) {
       const fault: Fault = { route: spec.route ?? '*', mode: spec.mode, hits: 0 };
-      if (spec.mode === 'error') fault.status = spec.status ?? 503;
+      if (spec.mode === 'error') {
+        fault.status = spec.status ?? 503;
+        if (spec.retryAfterSeconds !== undefined) fault.retryAfterSeconds = spec.retryAfterSeconds;
+      }
       if (spec.mode === 'delay') fault.delayMs = spec.delayMs ?? 1000;
       if (spec.count !== undefined) fault.remaining = spec.count;
       faults.set(fault.route, fault);

@@ -8,6 +8,7 @@ const faultSchema = {
     route: { type: 'string', enum: FAULT_ROUTES },
     mode: { type: 'string', enum: ['reset', 'hang', 'error', 'delay'] },
     status: { type: 'integer', enum: [500, 503] },
+    retryAfterSeconds: { type: 'integer' },
     delayMs: { type: 'integer' },
     remaining: { type: 'integer', description: 'Requests it still applies to' },
     hits: { type: 'integer', description: 'Requests it has applied to' },
@@ -35,6 +36,12 @@ export const setFaultSchema = {
           'reset: TCP reset; hang: never answer; error: HTTP 500/503 with an HTML body; delay: wait, then answer normally',
       },
       status: { type: 'integer', enum: [500, 503], description: 'For error. Default 503' },
+      retryAfterSeconds: {
+        type: 'integer',
+        minimum: 0,
+        maximum: 86_400,
+        description: 'For error: send Retry-After with this many seconds. Default: no header',
+      },
       delayMs: {
         type: 'integer',
         minimum: 0,
