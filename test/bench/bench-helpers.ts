@@ -53,8 +53,8 @@ export function ratioOf(ours: number, reference: number | undefined): number | u
 }
 
 /**
- * Formats a figure for the table: three significant digits, thousands separated by a thin
- * space-free comma, no exponent.
+ * Formats a figure for the table: three significant digits (whole numbers from 100 up, with
+ * thousands separated by commas), never an exponent.
  *
  * @example
  * formatNumber(1234.5); // '1,235'

@@ -10,8 +10,15 @@ import { leaseThroughputRow } from './row-1-lease-throughput.js';
 import { leaseVerifyRow } from './row-2-lease-verify.js';
 import { failoverRow } from './row-3-failover.js';
 import { eventsRow } from './row-4-events.js';
+import { longPollMemoryRow } from './row-5-long-poll-memory.js';
 
-const ROWS: BenchRow[] = [leaseThroughputRow, leaseVerifyRow, failoverRow, eventsRow];
+const ROWS: BenchRow[] = [
+  leaseThroughputRow,
+  leaseVerifyRow,
+  failoverRow,
+  eventsRow,
+  longPollMemoryRow,
+];
 
 function selectRows(only: readonly string[]): BenchRow[] {
   if (only.length === 0) return ROWS;
