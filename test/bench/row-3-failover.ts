@@ -140,6 +140,13 @@ export const failoverRow: BenchRow = {
         }
       }
       cases.push({ how: 'refused', strategy: 'A', options: { strategy: 'A' }, tag: ' defaults' });
+      // What the defaults would cost without the backoff wait before the second main attempt.
+      cases.push({
+        how: 'refused',
+        strategy: 'A',
+        options: { strategy: 'A', backoffBaseMs: 0 },
+        tag: ' 2 attempts, no backoff',
+      });
 
       for (const { how, strategy, options, tag } of cases) {
         log(`row 3: main ${how}, Strategy ${strategy}${tag}`);
@@ -170,7 +177,7 @@ export const failoverRow: BenchRow = {
         const ratio = ratioOf(s.p50, direct.p50);
         const line: BenchLine = {
           row: `3 ${how} ${strategy}${tag}`,
-          metric: `first standby lease, main ${how === 'refused' ? 'port refused' : how === 'hang' ? 'hangs' : 'answers 503'}, p50${tag ? ' (SDK default failover options)' : ''}`,
+          metric: `first standby lease, main ${how === 'refused' ? 'port refused' : how === 'hang' ? 'hangs' : 'answers 503'}, p50${tag === ' defaults' ? ' (SDK default failover options)' : tag ? ' (defaults, backoffBaseMs 0)' : ''}`,
           ours: s.p50,
           unit: 'ms',
           reference: direct.p50,
@@ -184,6 +191,7 @@ export const failoverRow: BenchRow = {
             iterations: s.n,
             mainAttempts: options.mainAttempts ?? 2,
             attemptTimeoutMs: options.attemptTimeoutMs ?? 5000,
+            backoffBaseMs: options.backoffBaseMs ?? 250,
           },
         };
         if (how === 'refused') {
