@@ -2,7 +2,7 @@
 // and writes it as JSON to test/bench/results/latest.json. `--quick` is a short smoke run.
 // Never part of `npm test`: figures depend on the machine and on what else runs on it.
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { cpus, totalmem } from 'node:os';
+import { cpus, loadavg, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { formatTable, parseBenchArgs } from './bench-helpers.js';
 import type { BenchLine, BenchRow } from './bench-result.js';
@@ -36,6 +36,8 @@ async function main(): Promise<void> {
   const rows = selectRows(args.only);
   const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
   const started = new Date();
+  // Other work on the machine skews wall-clock figures: keep the load next to the results.
+  const loadBefore = loadavg()[0]!;
   const lines: BenchLine[] = [];
   const failures: Array<{ row: string; error: string }> = [];
   for (const row of rows) {
@@ -53,9 +55,11 @@ async function main(): Promise<void> {
     cpus: cpus().length,
     cpuModel: cpus()[0]?.model ?? 'unknown',
     memoryMiB: Math.round(totalmem() / 1024 / 1024),
+    loadAverage1mBefore: loadBefore,
+    loadAverage1mAfter: loadavg()[0]!,
   };
   process.stdout.write(
-    `\nBenchmarks (${args.quick ? 'quick' : 'full'} run, node ${machine.node}, ${machine.cpus} cores, ${machine.cpuModel})\n\n`,
+    `\nBenchmarks (${args.quick ? 'quick' : 'full'} run, node ${machine.node}, ${machine.cpus} cores, ${machine.cpuModel}, load ${machine.loadAverage1mBefore.toFixed(2)} -> ${machine.loadAverage1mAfter.toFixed(2)})\n\n`,
   );
   process.stdout.write(`${formatTable(lines)}\n`);
   for (const line of lines) {
