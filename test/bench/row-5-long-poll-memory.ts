@@ -67,6 +67,8 @@ export async function holdRequests(
     }
     const deadline = performance.now() + 30_000;
     while (openFds(pid) < fdsBefore + count && performance.now() < deadline) await sleep(100);
+    const held = openFds(pid) - fdsBefore;
+    if (held < count) throw new Error(`the server holds ${held} of ${count} sockets after 30 s`);
     const afterKiB = await settledRss(pid);
     return { beforeKiB, afterKiB, perWaiterKiB: (afterKiB - beforeKiB) / count, answeredEarly };
   } finally {
