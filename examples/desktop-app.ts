@@ -120,6 +120,7 @@ export async function main(options: DesktopAppOptions = {}): Promise<DesktopAppR
 
   // 2. The user's ID token; a real app gets it from its OIDC sign-in.
   const idToken = await signIn(idpUrl, 'desktop-user');
+  await requireStandbyEnabled(standbyUrl, idToken);
 
   // 3. The client. The clock offset starts at 0 and is set after the first checkout.
   let clockOffsetMs = 0;
@@ -251,6 +252,17 @@ async function createSigningKey(standbyUrl: string, apiKey: string): Promise<Tru
   return { pem: rootCertificate, keyId };
 }
 
+/** Fails fast when the standby could not take over (the mock starts dormant by default). */
+async function requireStandbyEnabled(standbyUrl: string, idToken: string): Promise<void> {
+  const response = await fetch(`${standbyUrl}/enabled`, {
+    headers: { Authorization: `IdToken ${idToken}` },
+  });
+  if (!response.ok) throw new Error(`GET ${standbyUrl}/enabled: HTTP ${response.status}`);
+  if ((await response.json()) !== true) {
+    throw new Error('the standby is not enabled: start the mock server with --state active');
+  }
+}
+
 /** DEMO ONLY: the main root as the last `x5c` certificate of main's JWKS, as PEM. */
 async function readMainRoot(mainUrl: string): Promise<string> {
   const response = await fetch(`${mainUrl}/.well-known/jwks.json`);
@@ -316,6 +328,11 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     (report) => console.log(`timeline: ${report.timeline.join(' -> ')}`),
     (error: unknown) => {
       console.error(error);
+      if ((error as { cause?: { code?: unknown } }).cause?.code === 'ECONNREFUSED') {
+        console.error(
+          'Is the mock running? npm run mock-server -- --state active --admin --api-key dev-key',
+        );
+      }
       process.exitCode = 1;
     },
   );

@@ -82,7 +82,8 @@ export async function main(options: TailEventsOptions = {}): Promise<TailEventsR
       ...(after ? { after } : {}),
       ...(options.maxWaitMs === undefined ? {} : { maxWaitMs: options.maxWaitMs }),
       ...(options.signal ? { signal: options.signal } : {}),
-      onRetry: ({ error, delayMs }) => log(`  (${error.code}; retrying in ${delayMs} ms)`),
+      onRetry: ({ error, delayMs }) =>
+        log(`  (${error.code}: ${error.message}; retrying in ${Math.round(delayMs)} ms)`),
     })) {
       seen.push(event);
       const at = timestampToDate(event.eventReceived).toISOString();
@@ -129,6 +130,9 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
       ),
     (error: unknown) => {
       console.error(error);
+      if ((error as { cause?: { code?: unknown } }).cause?.code === 'ECONNREFUSED') {
+        console.error('Is the mock running? npm run mock-server');
+      }
       process.exitCode = 1;
     },
   );
