@@ -1,5 +1,5 @@
 import { constants } from 'node:fs';
-import { access, readFile, writeFile } from 'node:fs/promises';
+import { access, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { CliError, usageError } from './cli-error.js';
@@ -144,6 +144,8 @@ function parseHttpUrl(text: string, flag: string, allowHttp: boolean): URL {
 
 async function checkOut(plan: Plan): Promise<void> {
   try {
+    // Like any code generator, create the output folder (e.g. src/roots/) when missing.
+    await mkdir(dirname(plan.out), { recursive: true });
     await access(dirname(plan.out), constants.W_OK);
   } catch (error) {
     throw new CliError(1, `cannot write to the folder of ${plan.out}`, { cause: error });
