@@ -41,6 +41,15 @@ export interface ChildServerOptions {
   startTimeoutMs?: number;
 }
 
+// Children still running when the harness exits (a crash, Ctrl-C) are killed with it.
+const live = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of live) child.kill('SIGKILL');
+});
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => process.exit(130));
+}
+
 /** `VmRSS` of a process in KiB, from /proc (Linux). */
 export function readRssKiB(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -65,9 +74,17 @@ export async function spawnNodeScript(
       ? spawn(process.execPath, nodeArgs, { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
       : spawn(
           'sh',
-          ['-c', `ulimit -n ${options.fdLimit} && exec "$0" "$@"`, process.execPath, ...nodeArgs],
+          [
+            '-c',
+            // Capped at the hard limit when the wanted one is above it.
+            `ulimit -n ${options.fdLimit} 2>/dev/null || ulimit -n "$(ulimit -Hn)"; exec "$0" "$@"`,
+            process.execPath,
+            ...nodeArgs,
+          ],
           { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
         );
+  live.add(child);
+  child.once('exit', () => live.delete(child));
   let stderr = '';
   child.stderr!.setEncoding('utf8');
   child.stderr!.on('data', (chunk: string) => {
