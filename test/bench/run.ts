@@ -34,7 +34,9 @@ function selectRows(only: readonly string[]): BenchRow[] {
 async function main(): Promise<void> {
   const args = parseBenchArgs(process.argv.slice(2));
   const rows = selectRows(args.only);
-  const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
+  const t0 = performance.now();
+  const log = (message: string) =>
+    process.stderr.write(`[bench +${((performance.now() - t0) / 1000).toFixed(1)}s] ${message}\n`);
   const started = new Date();
   // Other work on the machine skews wall-clock figures: keep the load next to the results.
   const loadBefore = loadavg()[0]!;
