@@ -135,6 +135,31 @@ describe('Strategy A', () => {
     ]);
   });
 
+  it('retries a DNS failure at once, but backs off after a 503', async () => {
+    server.use(authzHandler('standby', ['ok']).handler);
+    const dns = async () => {
+      throw new TypeError('fetch failed', {
+        cause: Object.assign(new Error('getaddrinfo ENOTFOUND main.test'), { code: 'ENOTFOUND' }),
+      });
+    };
+    const failover = { backoffBaseMs: 400, backoffMaxMs: 400 };
+    const unresolved = makeClient({
+      failover,
+      fetch: ((input: RequestInfo | URL, init?: RequestInit) =>
+        String(input).startsWith(MAIN) ? dns() : fetch(input, init)) as typeof fetch,
+    });
+    await unresolved.client.checkout(['ItemA']);
+    const first = unresolved.named('attemptFailed')[0] as { reason: string; retryInMs: number };
+    expect([first.reason, first.retryInMs]).toEqual(['dns', 0]);
+
+    server.use(authzHandler('main', [503, 503]).handler);
+    const overloaded = makeClient({ failover, random: () => 0.5 });
+    await overloaded.client.checkout(['ItemA']);
+    const wait = overloaded.named('attemptFailed')[0] as { reason: string; retryInMs: number };
+    expect(wait.reason).toBe('server-error');
+    expect(wait.retryInMs).toBeGreaterThan(0);
+  });
+
   it('plays exact flaky sequences', async () => {
     const main = authzHandler('main', [503, 'ok']);
     const standby = authzHandler('standby', ['ok']);
