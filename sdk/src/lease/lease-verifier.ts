@@ -1,9 +1,11 @@
 // CONTRACT between the SDK helpers: the types below are fixed; the implementation
 // (createLeaseVerifier) is built by the auth/verify helper in this file.
-import { base64url, decodeProtectedHeader, jwtVerify, type ProtectedHeaderParameters } from 'jose';
+import { base64url, type ProtectedHeaderParameters } from 'jose';
 import { LicensingError } from '../errors.js';
 import { abortable } from '../internal/abortable.js';
 import { parsePemBlocks } from '../internal/pem.js';
+import { decodeBase64url } from '../internal/platform/base64url.js';
+import { createRs256Verifier, type Rs256Verify } from '../internal/platform/rs256-verifier.js';
 import { validateDurationOption, validateFunctionOption } from '../internal/validate-option.js';
 import {
   assertPathValidAt,
@@ -97,7 +99,8 @@ interface ParsedRoot extends TrustAnchor {
 
 /** A JWK whose chain was verified: the imported key and the dates to re-check at each use. */
 interface VerifiedKey {
-  key: CryptoKey;
+  /** Checks an RS256 signature with the key of x5c[0] (node:crypto on Node, else WebCrypto). */
+  verify: Rs256Verify;
   validity: PathValidity[];
 }
 
@@ -148,7 +151,7 @@ function readHeader(token: unknown): ProtectedHeaderParameters & { kid: string }
   }
   let header: ProtectedHeaderParameters;
   try {
-    header = decodeProtectedHeader(token);
+    header = decodeJsonSegment(token.slice(0, token.indexOf('.'))) as ProtectedHeaderParameters;
   } catch (cause) {
     throw tokenInvalid(`the lease token header cannot be decoded: ${messageOf(cause)}`, cause);
   }
@@ -160,7 +163,47 @@ function readHeader(token: unknown): ProtectedHeaderParameters & { kid: string }
   if (typeof header.kid !== 'string' || header.kid.length === 0) {
     throw tokenInvalid('the lease token header has no kid');
   }
+  if (header.crit !== undefined || header.b64 !== undefined) {
+    throw tokenInvalid('the lease token header carries crit or b64, which leases never use');
+  }
   return header as ProtectedHeaderParameters & { kid: string };
+}
+
+const utf8 = new TextEncoder();
+const fromUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** A base64url JSON object segment of a JWS; throws on anything else. */
+function decodeJsonSegment(segment: string): Record<string, unknown> {
+  const value: unknown = JSON.parse(fromUtf8.decode(decodeBase64url(segment)));
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new TypeError('not a JSON object');
+  }
+  return value as Record<string, unknown>;
+}
+
+/**
+ * Checks the RS256 signature of a compact JWS whose header was already read, then decodes its
+ * claims and checks their shape (`exp` and `iat` numbers). Times are checked by the caller.
+ */
+async function verifySignedClaims(token: string, verify: Rs256Verify): Promise<LeaseClaims> {
+  const [header, payload, signature] = token.split('.') as [string, string, string];
+  let valid: boolean;
+  try {
+    valid = await verify(utf8.encode(`${header}.${payload}`), signature);
+  } catch (cause) {
+    throw tokenInvalid(`the lease token signature cannot be checked: ${messageOf(cause)}`, cause);
+  }
+  if (!valid) throw tokenInvalid('the lease token does not verify: signature verification failed');
+  let claims: Record<string, unknown>;
+  try {
+    claims = decodeJsonSegment(payload);
+  } catch (cause) {
+    throw tokenInvalid('the lease token payload is not a JSON object', cause);
+  }
+  if (typeof claims.exp !== 'number' || typeof claims.iat !== 'number') {
+    throw tokenInvalid('the lease token lacks a numeric exp or iat claim');
+  }
+  return claims as LeaseClaims;
 }
 
 function parseJwks(jwks: unknown): Map<string, Record<string, unknown>> {
@@ -254,17 +297,12 @@ class DefaultLeaseVerifier implements LeaseVerifier {
       throw tokenInvalid(`the certificate chain of kid ${kid}: ${messageOf(cause)}`, cause);
     }
 
-    let claims: LeaseClaims;
-    try {
-      const result = await jwtVerify(token, verified.key, {
-        algorithms: ['RS256'],
-        currentDate: new Date(now),
-        clockTolerance: this.#toleranceMs / 1000,
-        requiredClaims: ['exp', 'iat'],
-      });
-      claims = result.payload as LeaseClaims;
-    } catch (cause) {
-      throw tokenInvalid(`the lease token does not verify: ${messageOf(cause)}`, cause);
+    const claims = await verifySignedClaims(token, verified.verify);
+    if (claims.exp * 1000 < now - this.#toleranceMs) {
+      throw tokenInvalid(`the lease token expired at ${new Date(claims.exp * 1000).toISOString()}`);
+    }
+    if (typeof claims.nbf === 'number' && claims.nbf * 1000 > now + this.#toleranceMs) {
+      throw tokenInvalid(`the lease token is not valid before ${claims.nbf}`);
     }
     if (claims.iat * 1000 > now + this.#toleranceMs) {
       throw tokenInvalid(`the lease token iat ${claims.iat} is in the future`);
@@ -378,7 +416,9 @@ class DefaultLeaseVerifier implements LeaseVerifier {
     }
     let key: CryptoKey;
     let leafJwk: JsonWebKey;
+    let verify: Rs256Verify;
     try {
+      verify = await createRs256Verifier(path.leaf.publicKey.rawData);
       key = await globalThis.crypto.subtle.importKey(
         'spki',
         path.leaf.publicKey.rawData,
@@ -403,7 +443,7 @@ class DefaultLeaseVerifier implements LeaseVerifier {
       if (error instanceof LicensingError) throw error;
       throw tokenInvalid(`the JWK of kid ${kid} has malformed n or e`, error);
     }
-    return { key, validity: path.validity };
+    return { verify, validity: path.validity };
   }
 
   #checkRootExpiry(): void {
