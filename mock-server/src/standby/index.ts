@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { createApiKeyCheck } from '../auth/api-key.js';
 import { createAuthenticator } from '../auth/authenticate.js';
 import { ApiError } from '../errors.js';
@@ -55,15 +55,20 @@ export async function standbyService(app: FastifyInstance): Promise<void> {
   app.resets.set('standby', () => state.reset());
   addFormBodyParser(app);
 
+  // A management call moves the state (after the propagation delay) and answers `true`.
+  const manage = (target: 'active' | 'dormant') => async (request: FastifyRequest) => {
+    checkApiKey(request.headers[apiKeyField]);
+    await state.set(target);
+    return true;
+  };
+  const enable = manage('active');
+  const disable = manage('dormant');
+
   app.route({
     method: ['PATCH', 'POST', 'PUT'],
     url: '/enabled',
     schema: enableSchema,
-    handler: async (request) => {
-      checkApiKey(request.headers[apiKeyField]);
-      await state.set('active');
-      return true;
-    },
+    handler: enable,
   });
 
   app.get('/enabled', { schema: enabledStatusSchema }, async (request) => {
@@ -75,20 +80,12 @@ export async function standbyService(app: FastifyInstance): Promise<void> {
     method: ['PATCH', 'POST', 'PUT'],
     url: '/disabled',
     schema: disableSchema,
-    handler: async (request) => {
-      checkApiKey(request.headers[apiKeyField]);
-      await state.set('dormant');
-      return true;
-    },
+    handler: disable,
   });
 
-  // GET /disabled is a management call when it carries Service-ApiKey, else a status check.
+  // GET /disabled is a management call when it carries the API key header, else a status check.
   app.get('/disabled', { schema: disabledSchema }, async (request) => {
-    if (request.headers[apiKeyField] !== undefined) {
-      checkApiKey(request.headers[apiKeyField]);
-      await state.set('dormant');
-      return true;
-    }
+    if (request.headers[apiKeyField] !== undefined) return disable(request);
     authenticate(request);
     return state.current() === 'dormant';
   });
