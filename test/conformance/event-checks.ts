@@ -57,10 +57,15 @@ async function putOk(ctx: CheckContext, body: unknown, what: string): Promise<vo
   ensureEqual(await res.text(), '', `${what}: 201 body`);
 }
 
-async function getFeed(ctx: CheckContext, feedPath: string, token?: string): Promise<Feed> {
-  const res = await ctx.fetch(`${ctx.eventUrl}/get/${feedPath}`, {
+/** GET `/get/<feedPath>` with a Bearer token (default: one for every feed). */
+async function readFeed(ctx: CheckContext, feedPath: string, token?: string): Promise<Response> {
+  return ctx.fetch(`${ctx.eventUrl}/get/${feedPath}`, {
     headers: { authorization: `Bearer ${token ?? (await ctx.validReadToken())}` },
   });
+}
+
+async function getFeed(ctx: CheckContext, feedPath: string, token?: string): Promise<Feed> {
+  const res = await readFeed(ctx, feedPath, token);
   await ensureStatus(res, 200, `GET /get/${feedPath}`);
   const raw = await res.text();
   const body = JSON.parse(raw) as Omit<Feed, 'events' | 'older' | 'newer' | 'raw'>;
@@ -189,7 +194,7 @@ export const eventChecks: Check[] = [
     async run(ctx) {
       const feed = `${ctx.eventUrl}/get/${uniqueSource('auth')}`;
       await ensureApiError(await ctx.fetch(feed), 401, 'unauthorized', 'no Authorization');
-      const garbage = await ctx.fetch(feed, { headers: { authorization: 'Bearer not.a.jwt' } });
+      const garbage = await readFeed(ctx, uniqueSource('auth'), 'not.a.jwt');
       await ensureApiError(garbage, 401, 'invalid_token', 'garbage Bearer token');
     },
   },
@@ -200,23 +205,29 @@ export const eventChecks: Check[] = [
     async run(ctx) {
       const source = uniqueSource('claims');
       const exp = Math.floor(Date.now() / 1000) + 600;
-      const other = await ctx.signReadToken!({ 'some-other-feed': true, exp });
-      const res = await ctx.fetch(`${ctx.eventUrl}/get/${source}`, {
-        headers: { authorization: `Bearer ${other}` },
-      });
-      await ensureApiError(res, 403, 'forbidden', 'token for another feed');
-      const own = await ctx.signReadToken!({ [source]: true, exp });
-      await getFeed(ctx, source, own);
-      const expired = await ctx.signReadToken!({ [source]: true, exp: exp - 1200 });
-      const old = await ctx.fetch(`${ctx.eventUrl}/get/${source}`, {
-        headers: { authorization: `Bearer ${expired}` },
-      });
-      await ensureApiError(old, 401, 'invalid_token', 'expired read token');
-      const noExp = await ctx.signReadToken!({ [source]: true });
-      const never = await ctx.fetch(`${ctx.eventUrl}/get/${source}`, {
-        headers: { authorization: `Bearer ${noExp}` },
-      });
-      await ensureApiError(never, 401, 'invalid_token', 'read token without exp');
+      const sign = ctx.signReadToken!;
+      const other = await sign({ 'some-other-feed': true, exp });
+      await ensureApiError(
+        await readFeed(ctx, source, other),
+        403,
+        'forbidden',
+        'token for another feed',
+      );
+      await getFeed(ctx, source, await sign({ [source]: true, exp }));
+      const expired = await sign({ [source]: true, exp: exp - 1200 });
+      await ensureApiError(
+        await readFeed(ctx, source, expired),
+        401,
+        'invalid_token',
+        'expired read token',
+      );
+      const noExp = await sign({ [source]: true });
+      await ensureApiError(
+        await readFeed(ctx, source, noExp),
+        401,
+        'invalid_token',
+        'read token without exp',
+      );
     },
   },
   {
@@ -359,9 +370,7 @@ export const eventChecks: Check[] = [
         'maxWaitMs=-1',
         'minWaitMs=x',
       ]) {
-        const res = await ctx.fetch(`${ctx.eventUrl}/get/${source}?${query}`, {
-          headers: { authorization: `Bearer ${token}` },
-        });
+        const res = await readFeed(ctx, `${source}?${query}`, token);
         await ensureApiError(res, 400, 'invalid_request', `?${query}`);
       }
     },
