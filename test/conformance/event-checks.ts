@@ -358,6 +358,26 @@ export const eventChecks: Check[] = [
   },
   {
     section: 'Events: paging',
+    rule: 'maxEventCount defaults to 1000 and is capped at 10 000',
+    needs: ['management'],
+    async run(ctx) {
+      const source = uniqueSource('caps');
+      // One batch of 10 001 small events stays under the 1 MiB body limit.
+      const events = Array.from({ length: 10_001 }, () => ({
+        eventType: 'T',
+        eventSourceId: source,
+      }));
+      await putOk(ctx, events, 'PUT 10 001 events');
+      ensureEqual((await getFeed(ctx, source)).count, 1000, 'events without maxEventCount');
+      ensureEqual(
+        (await getFeed(ctx, `${source}?maxEventCount=20000`)).count,
+        10_000,
+        'events with maxEventCount=20000',
+      );
+    },
+  },
+  {
+    section: 'Events: paging',
     rule: 'non-numeric or negative query values get 400 invalid_request',
     async run(ctx) {
       const source = uniqueSource('params');
