@@ -33,6 +33,11 @@ describe('resolveLicensingClientOptions', () => {
     ['bad hash', { auth: { serviceKeyHash: 'xyz' } }, /`auth.serviceKeyHash`/],
     ['bad PEM', { auth: { servicePublicKeyPem: 'nope' } }, /`auth.servicePublicKeyPem`/],
     ['unknown auth key', { auth: { idToken: () => 't', grace: 1 } }, /Unknown option `auth.grace`/],
+    [
+      'negative providerTimeoutMs',
+      { auth: { idToken: () => 't', providerTimeoutMs: -1 } },
+      /`auth.providerTimeoutMs`/,
+    ],
     ['strategy C', { failover: { strategy: 'C' } }, /`failover.strategy`/],
     ['mainAttempts 0', { failover: { mainAttempts: 0 } }, /`failover.mainAttempts`/],
     ['mainAttempts 1.5', { failover: { mainAttempts: 1.5 } }, /`failover.mainAttempts`/],

@@ -10,6 +10,10 @@ export interface IdTokenAuthOptions {
   store?: IdTokenStore;
   /** How long after `exp` the standby still accepts the token, in ms. Default 86 400 000 (24 h). */
   graceMs?: number;
+  /** How long a call waits for `idToken()` before using the fallback, in ms. Default 10 000. */
+  providerTimeoutMs?: number;
+  /** After `idToken()` fails, how long to skip asking it again, in ms. Default 30 000. */
+  providerRetryMs?: number;
 }
 
 /** Authorization with `ServiceKeyHash` (a service deployment, no user): the hash itself. */
@@ -108,6 +112,8 @@ export type ResolvedAuth =
       provider: () => string | Promise<string>;
       store?: IdTokenStore;
       graceMs?: number;
+      providerTimeoutMs?: number;
+      providerRetryMs?: number;
     }
   | { kind: 'serviceKeyHash'; hash: string }
   | { kind: 'servicePublicKey'; pem: string };
@@ -248,7 +254,13 @@ function validateNumber(
 function resolveAuth(value: unknown): ResolvedAuth {
   const auth = requireObject('auth', value);
   if ('idToken' in auth) {
-    rejectUnknownKeys('auth', auth, ['idToken', 'store', 'graceMs']);
+    rejectUnknownKeys('auth', auth, [
+      'idToken',
+      'store',
+      'graceMs',
+      'providerTimeoutMs',
+      'providerRetryMs',
+    ]);
     requireFunction('auth.idToken', auth.idToken);
     const provider = auth.idToken as () => string | Promise<string>;
     const resolved: ResolvedAuth = { kind: 'idToken', provider };
@@ -261,6 +273,9 @@ function resolveAuth(value: unknown): ResolvedAuth {
     }
     if (auth.graceMs !== undefined)
       resolved.graceMs = validateNumber('auth.graceMs', auth.graceMs, 0);
+    for (const name of ['providerTimeoutMs', 'providerRetryMs'] as const) {
+      if (auth[name] !== undefined) resolved[name] = validateNumber(`auth.${name}`, auth[name], 0);
+    }
     return resolved;
   }
   if ('serviceKeyHash' in auth) {

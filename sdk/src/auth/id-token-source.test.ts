@@ -232,6 +232,51 @@ describe('createIdTokenSource', () => {
     expect(provider).toHaveBeenCalledTimes(1);
   });
 
+  it('does not ask a failing provider again for providerRetryMs', async () => {
+    const time = clock();
+    const token = idToken(T0 + HOUR);
+    const provider = vi.fn<() => string | Promise<string>>(() => token);
+    const source = createIdTokenSource({ provider, now: time.now, providerRetryMs: 30_000 });
+    await source.get('standby');
+    provider.mockImplementation(() => {
+      throw new Error('identity provider down');
+    });
+    time.set(T0 + 2 * HOUR);
+    await expect(source.get('standby')).resolves.toMatchObject({ token, inGrace: true });
+    time.set(T0 + 2 * HOUR + 29_999);
+    await expect(source.get('standby')).resolves.toMatchObject({ token, inGrace: true });
+    await expect(source.get('main')).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+    expect(provider).toHaveBeenCalledTimes(2);
+    time.set(T0 + 2 * HOUR + 30_000);
+    const fresh = idToken(T0 + 4 * HOUR);
+    provider.mockImplementation(() => fresh);
+    await expect(source.get('main')).resolves.toMatchObject({ token: fresh, inGrace: false });
+    expect(provider).toHaveBeenCalledTimes(3);
+  });
+
+  it('falls back when the provider does not answer within providerTimeoutMs, and keeps its late token', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const time = clock();
+      const token = idToken(T0 + HOUR);
+      const late = deferred<string>();
+      const provider = vi.fn<() => string | Promise<string>>(() => token);
+      const source = createIdTokenSource({ provider, now: time.now, providerTimeoutMs: 5_000 });
+      await source.get('standby');
+      provider.mockImplementation(() => late.promise);
+      time.set(T0 + 2 * HOUR);
+      const result = source.get('standby');
+      await vi.advanceTimersByTimeAsync(5_000);
+      await expect(result).resolves.toMatchObject({ token, inGrace: true });
+      const fresh = idToken(T0 + 5 * HOUR);
+      late.resolve(fresh);
+      await vi.advanceTimersByTimeAsync(0);
+      expect(source.expiresAt).toBe(Math.floor((T0 + 5 * HOUR) / 1000) * 1000);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('validates its options with a TypeError naming the option', () => {
     expect(() => createIdTokenSource({ provider: 'x' as never })).toThrow(/provider/);
     expect(() => createIdTokenSource({ provider: () => '', graceMs: -1 })).toThrow(/graceMs/);

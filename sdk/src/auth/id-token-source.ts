@@ -60,10 +60,23 @@ export interface IdTokenSourceOptions {
   refreshSkewMs?: number;
   /** Called when the store fails to load or save (the source carries on in memory). Default: ignore. */
   onStoreError?: (error: unknown) => void;
+  /**
+   * How long a caller waits for the provider before treating it as failed, in ms (the call goes
+   * on, and a token it returns later is kept). Default: 10 000.
+   */
+  providerTimeoutMs?: number;
+  /**
+   * After the provider fails, how long to use the fallback without asking it again, in ms, so an
+   * identity provider that is down with the main service does not slow every standby call.
+   * Default: 30 000.
+   */
+  providerRetryMs?: number;
 }
 
 const DEFAULT_GRACE_MS = 86_400_000;
 const DEFAULT_REFRESH_SKEW_MS = 30_000;
+const DEFAULT_PROVIDER_TIMEOUT_MS = 10_000;
+const DEFAULT_PROVIDER_RETRY_MS = 30_000;
 
 interface CachedToken {
   token: string;
@@ -94,6 +107,10 @@ class DefaultIdTokenSource implements IdTokenSource {
   readonly #graceMs: number;
   readonly #skewMs: number;
   readonly #onStoreError: (error: unknown) => void;
+  readonly #providerTimeoutMs: number;
+  readonly #providerRetryMs: number;
+  /** The last provider failure and when it happened, until a call succeeds. */
+  #failure: { error: unknown; at: number } | undefined;
   #current: CachedToken | undefined;
   #loaded: Promise<void> | undefined;
   #inflight: Promise<CachedToken> | undefined;
@@ -113,6 +130,14 @@ class DefaultIdTokenSource implements IdTokenSource {
       options.refreshSkewMs ?? DEFAULT_REFRESH_SKEW_MS,
     );
     this.#onStoreError = options.onStoreError ?? (() => {});
+    this.#providerTimeoutMs = validateDurationOption(
+      'providerTimeoutMs',
+      options.providerTimeoutMs ?? DEFAULT_PROVIDER_TIMEOUT_MS,
+    );
+    this.#providerRetryMs = validateDurationOption(
+      'providerRetryMs',
+      options.providerRetryMs ?? DEFAULT_PROVIDER_RETRY_MS,
+    );
   }
 
   get expiresAt(): number | undefined {
@@ -132,11 +157,17 @@ class DefaultIdTokenSource implements IdTokenSource {
       return { token: cached.token, inGrace: false, expiresAt: cached.expiresAt };
     }
 
+    const failure = this.#failure;
+    if (failure && this.#now() - failure.at < this.#providerRetryMs) {
+      return this.#fallback(service, failure.error, forceRefresh);
+    }
     let fresh: CachedToken;
     try {
-      fresh = await abortable(this.#refresh(), signal);
+      fresh = await abortable(this.#withTimeout(this.#refresh()), signal);
+      this.#failure = undefined;
     } catch (error) {
       if (signal?.aborted && error === signal.reason) throw error;
+      this.#failure = { error, at: this.#now() };
       return this.#fallback(service, error, forceRefresh);
     }
     if (this.#now() < fresh.expiresAt) {
@@ -147,6 +178,24 @@ class DefaultIdTokenSource implements IdTokenSource {
       `the ID-token provider returned a token that expired at ${new Date(fresh.expiresAt).toISOString()}`,
     );
     return this.#fallback(service, expired, false);
+  }
+
+  /** Rejects when the provider has not answered within `providerTimeoutMs`. */
+  #withTimeout(call: Promise<CachedToken>): Promise<CachedToken> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(
+            new LicensingError(
+              'UNAUTHORIZED',
+              `the ID-token provider did not answer within ${this.#providerTimeoutMs} ms`,
+            ),
+          ),
+        this.#providerTimeoutMs,
+      );
+    });
+    return Promise.race([call, timeout]).finally(() => clearTimeout(timer));
   }
 
   /** Loads the store once, on first use; a token already obtained from the provider wins. */

@@ -60,6 +60,10 @@ export function createLicensingClient(options: LicensingClientOptions): Licensin
       now: resolved.now,
       ...(auth.store ? { store: auth.store } : {}),
       ...(auth.graceMs === undefined ? {} : { graceMs: auth.graceMs }),
+      ...(auth.providerTimeoutMs === undefined
+        ? {}
+        : { providerTimeoutMs: auth.providerTimeoutMs }),
+      ...(auth.providerRetryMs === undefined ? {} : { providerRetryMs: auth.providerRetryMs }),
     });
   } else if (auth.kind === 'serviceKeyHash') {
     const hash = auth.hash;
