@@ -32,10 +32,14 @@ describe('resolveLicensingClientOptions', () => {
     ['auth.idToken not a function', { auth: { idToken: 'abc' } }, /`auth.idToken`/],
     ['bad hash', { auth: { serviceKeyHash: 'xyz' } }, /`auth.serviceKeyHash`/],
     ['bad PEM', { auth: { servicePublicKeyPem: 'nope' } }, /`auth.servicePublicKeyPem`/],
-    ['unknown auth key', { auth: { idToken: () => 't', grace: 1 } }, /Unknown option `auth.grace`/],
+    [
+      'unknown auth key',
+      { auth: { idToken: (): string => 't', grace: 1 } },
+      /Unknown option `auth.grace`/,
+    ],
     [
       'negative providerTimeoutMs',
-      { auth: { idToken: () => 't', providerTimeoutMs: -1 } },
+      { auth: { idToken: (): string => 't', providerTimeoutMs: -1 } },
       /`auth.providerTimeoutMs`/,
     ],
     ['strategy C', { failover: { strategy: 'C' } }, /`failover.strategy`/],
