@@ -5,12 +5,8 @@ import { createAuthenticator } from '../auth/authenticate.js';
 import { toX5c } from '../crypto/certificates.js';
 import { toPublicJwk } from '../crypto/jwk.js';
 import { issueLeaseTokens } from '../licensing/issue-lease-tokens.js';
-import { parseAuthzRequest } from '../licensing/parse-authz-request.js';
-import {
-  addFormBodyParser,
-  rawParameters,
-  serviceBaseUrl,
-} from '../licensing/request-parameters.js';
+import { addFormBodyParser, serviceBaseUrl } from '../licensing/request-parameters.js';
+import { sendLeaseTokens } from '../licensing/send-lease-tokens.js';
 import { loadMainCertificates } from './main-certificates.js';
 import { authzSchema, checkoutSchema, jwksSchema } from './schemas.js';
 
@@ -74,15 +70,12 @@ export async function mainService(
     schema: authzSchema,
     handler: (request, reply) => {
       const caller = authenticate(request);
-      const [query, body] = rawParameters(request);
-      const tokens = issueLeaseTokens(parseAuthzRequest(query, body), {
-        issuer: serviceBaseUrl(request, prefix),
+      return sendLeaseTokens(request, reply, prefix, {
         subject: caller.sub,
         now: now(),
         signer,
         ...(isLicensed ? { isLicensed } : {}),
       });
-      return reply.type('application/jwt').send(tokens);
     },
   });
 

@@ -2,13 +2,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { createApiKeyCheck } from '../auth/api-key.js';
 import { createAuthenticator } from '../auth/authenticate.js';
 import { ApiError } from '../errors.js';
-import { issueLeaseTokens } from '../licensing/issue-lease-tokens.js';
-import { parseAuthzRequest } from '../licensing/parse-authz-request.js';
-import {
-  addFormBodyParser,
-  rawParameters,
-  serviceBaseUrl,
-} from '../licensing/request-parameters.js';
+import { addFormBodyParser } from '../licensing/request-parameters.js';
+import { sendLeaseTokens } from '../licensing/send-lease-tokens.js';
 import {
   authzSchema,
   disabledSchema,
@@ -124,14 +119,11 @@ export async function standbyService(app: FastifyInstance): Promise<void> {
         }
         signer = found;
       }
-      const [query, body] = rawParameters(request);
-      const tokens = issueLeaseTokens(parseAuthzRequest(query, body), {
-        issuer: serviceBaseUrl(request, prefix),
+      return sendLeaseTokens(request, reply, prefix, {
         subject: caller.sub,
         now: now(),
         signer: signer.key,
       });
-      return reply.type('application/jwt').send(tokens);
     },
   });
 }

@@ -1,0 +1,23 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { type IssueLeaseTokensOptions, issueLeaseTokens } from './issue-lease-tokens.js';
+import { parseAuthzRequest } from './parse-authz-request.js';
+import { rawParameters, serviceBaseUrl } from './request-parameters.js';
+
+/**
+ * The shared end of both services' `/authz/.jwt`: parses the request's raw parameters, issues
+ * the tokens (`iss` = the base URL the request reached under `prefix`) and sends them as
+ * `application/jwt`.
+ */
+export function sendLeaseTokens(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  prefix: string,
+  options: Omit<IssueLeaseTokensOptions, 'issuer'>,
+): FastifyReply {
+  const [query, body] = rawParameters(request);
+  const tokens = issueLeaseTokens(parseAuthzRequest(query, body), {
+    ...options,
+    issuer: serviceBaseUrl(request, prefix),
+  });
+  return reply.type('application/jwt').send(tokens);
+}
