@@ -6,6 +6,7 @@ const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 export default defineConfig({
   resolve: {
     alias: [
+      { find: /^@test\/helpers\//, replacement: here('./test/helpers/') },
       { find: /^@standby-licensing\/sdk\/node$/, replacement: here('./sdk/src/node.ts') },
       {
         find: /^@standby-licensing\/sdk\/testing$/,

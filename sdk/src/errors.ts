@@ -1,6 +1,8 @@
+import type { ServiceName } from './types.js';
+
 /**
  * Every error code the SDK throws. The first six are fixed by the contract (DECISIONS.md);
- * the rest cover the event service and plain HTTP refusals.
+ * the rest cover the event service, plain HTTP refusals and the client's own states.
  */
 export type LicensingErrorCode =
   | 'SERVICE_UNAVAILABLE'
@@ -19,10 +21,13 @@ export type LicensingErrorCode =
 /** Options of {@link LicensingError}. */
 export interface LicensingErrorOptions {
   cause?: unknown;
+  /** A machine-readable detail of the code (see {@link LicensingError.reason}). */
+  reason?: string;
 }
 
 /**
- * Base class of every error the SDK throws on purpose. Branch on `code`, not on the message.
+ * Base class of every error the SDK throws on purpose. Branch on `code` (and `reason` where
+ * given), never on the message.
  *
  * @example
  * try { await client.checkout(['ItemA']); }
@@ -31,15 +36,20 @@ export interface LicensingErrorOptions {
 export class LicensingError extends Error {
   override name = 'LicensingError';
   readonly code: LicensingErrorCode;
+  /**
+   * A machine-readable detail of `code`, when the SDK knows one: which verification check failed
+   * for `TOKEN_INVALID` ({@link TokenInvalidReason}), or `id-token-provider-failed`,
+   * `id-token-provider-timeout`, `id-token-malformed`, `id-token-expired` for an ID-token
+   * provider problem behind `UNAUTHORIZED`.
+   */
+  readonly reason: string | undefined;
 
   constructor(code: LicensingErrorCode, message: string, options: LicensingErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
+    this.reason = options.reason;
   }
 }
-
-/** Which service answered: the main or the standby licensing service, or the event service. */
-export type ServiceName = 'main' | 'standby' | 'events';
 
 /** Fields of {@link ApiResponseError}. */
 export interface ApiResponseErrorInit extends LicensingErrorOptions {
@@ -75,6 +85,70 @@ export class ApiResponseError extends LicensingError {
 }
 
 /**
+ * Which check a lease token failed:
+ * - `malformed`: not a compact JWS, undecodable header or claims, `crit`/`b64` in the header,
+ *   no numeric `exp`/`iat`
+ * - `alg`: the header's `alg` is not RS256
+ * - `kid`: no `kid` in the header, or the service publishes no key with it
+ * - `key`: the published JWK is not a usable RSA signing key
+ * - `chain`: its `x5c` chain does not lead to an embedded root (structure, CA flags, signatures)
+ * - `certificate-expired` / `certificate-not-yet-valid`: a certificate of the chain is outside
+ *   its validity at the current time
+ * - `modulus`: `x5c[0]`'s modulus or exponent differs from the JWK's `n`/`e`
+ * - `signature`: the token's signature does not verify
+ * - `expired` / `not-yet-valid`: `exp` passed, or `nbf`/`iat` lies in the future
+ * - `item`: the token does not grant the requested item
+ */
+export type TokenInvalidReason =
+  | 'malformed'
+  | 'alg'
+  | 'kid'
+  | 'key'
+  | 'chain'
+  | 'certificate-expired'
+  | 'certificate-not-yet-valid'
+  | 'modulus'
+  | 'signature'
+  | 'expired'
+  | 'not-yet-valid'
+  | 'item';
+
+/**
+ * A lease token failed verification (code `TOKEN_INVALID`); `reason` says which check failed.
+ *
+ * @example
+ * if (err instanceof TokenInvalidError && err.reason === 'expired') await client.checkout([item]);
+ */
+export class TokenInvalidError extends LicensingError {
+  override name = 'TokenInvalidError';
+  declare readonly code: 'TOKEN_INVALID';
+  declare readonly reason: TokenInvalidReason;
+
+  constructor(reason: TokenInvalidReason, message: string, options: { cause?: unknown } = {}) {
+    super('TOKEN_INVALID', message, { ...options, reason });
+  }
+}
+
+/**
+ * A constructor option is missing, of the wrong type or out of range. A `TypeError` (as ky and
+ * p-retry throw for bad options) that also carries `code: 'INVALID_ARGUMENT'` and the option's
+ * path, so it reads like every other SDK error.
+ */
+export class InvalidOptionError extends TypeError {
+  override name = 'InvalidOptionError';
+  readonly code = 'INVALID_ARGUMENT' as const;
+  /** Path of the offending option, e.g. `failover.mainAttempts`. */
+  readonly option: string;
+
+  constructor(option: string, message: string, options: { cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.option = option;
+  }
+}
+
+const ERROR_NAMES = ['LicensingError', 'ApiResponseError', 'TokenInvalidError'];
+
+/**
  * True for any {@link LicensingError}, also across bundles or realms (matches by `name` and
  * `code` when `instanceof` fails).
  */
@@ -83,8 +157,6 @@ export function isLicensingError(value: unknown): value is LicensingError {
   return (
     value instanceof Error &&
     typeof (value as { code?: unknown }).code === 'string' &&
-    /Error$/.test(value.name) &&
-    'code' in value &&
-    ['LicensingError', 'ApiResponseError'].includes(value.name)
+    ERROR_NAMES.includes(value.name)
   );
 }

@@ -4,34 +4,55 @@
 export {
   ApiResponseError,
   type ApiResponseErrorInit,
+  InvalidOptionError,
   isLicensingError,
   LicensingError,
   type LicensingErrorCode,
   type LicensingErrorOptions,
-  type ServiceName,
+  TokenInvalidError,
+  type TokenInvalidReason,
 } from './errors.js';
+export type {
+  CallOptions,
+  CheckoutItem,
+  CheckoutResult,
+  DeniedItem,
+  FailureReason,
+  IdTokenResult,
+  IdTokenStore,
+  JwkSet,
+  JwksLoader,
+  Lease,
+  LeaseClaims,
+  LicensingLogger,
+  LicensingService,
+  ServiceName,
+  TrustedRoot,
+} from './types.js';
 
 // --- licensing client (failover, auth, lease) ---
 
 export {
   createIdTokenSource,
-  type IdTokenResult,
   type IdTokenSource,
   type IdTokenSourceOptions,
-  type IdTokenStore,
 } from './auth/id-token-source.js';
 export { createMemoryIdTokenStore } from './auth/memory-id-token-store.js';
 export { canonicalPublicKeyPem, computeServiceKeyHash } from './auth/service-key-hash.js';
+export { createLicensingClient } from './client/create-licensing-client.js';
 export type {
-  CallOptions,
-  CheckoutItem,
-  CheckoutResult,
   LicensingClient,
   ProductCheckout,
   ProductCheckoutResult,
   VerifyOptions,
-} from './client/build-licensing-client.js';
-export { createLicensingClient } from './client/create-licensing-client.js';
+} from './client/licensing-client.js';
+export type { LeaseKeeper, LeaseKeeperOptions } from './lease/lease-keeper.js';
+export {
+  createLeaseVerifier,
+  type LeaseVerifier,
+  type LeaseVerifierOptions,
+  type VerifyLeaseOptions,
+} from './lease/lease-verifier.js';
 export type {
   AttemptFailedEvent,
   FailbackEvent,
@@ -43,23 +64,10 @@ export type {
   LicensingEventListener,
   LicensingEventMap,
   LicensingEvents,
-  LicensingLogger,
   RenewFailedEvent,
   RootExpiringEvent,
-} from './client/licensing-events.js';
-export type { FailureReason, LicensingService } from './failover/classify-failure.js';
-export type { DeniedItem, Lease } from './lease/lease.js';
-export type { LeaseKeeper, LeaseKeeperOptions } from './lease/lease-keeper.js';
-export {
-  createLeaseVerifier,
-  type JwkSet,
-  type JwksLoader,
-  type LeaseClaims,
-  type LeaseVerifier,
-  type LeaseVerifierOptions,
-  type RootExpiringInfo,
-  type TrustedRoot,
-} from './lease/lease-verifier.js';
+  RootExpiringInfo,
+} from './licensing-events.js';
 export {
   DEFAULTS,
   type FailoverOptions,

@@ -1,6 +1,8 @@
-import type { IdTokenStore } from './auth/id-token-source.js';
-import type { LicensingEventHooks, LicensingLogger } from './client/licensing-events.js';
-import type { TrustedRoot } from './lease/lease-verifier.js';
+// The licensing client's options: their types, every default (`DEFAULTS`) and the one resolver
+// that validates them. Downstream code only ever sees the resolved shape.
+import { option } from './internal/validate-option.js';
+import type { LicensingEventHooks } from './licensing-events.js';
+import type { IdTokenStore, LicensingLogger, TrustedRoot } from './types.js';
 
 /** Authorization with the app's OIDC ID token (main: `IdToken`; standby: same, with grace). */
 export interface IdTokenAuthOptions {
@@ -8,7 +10,10 @@ export interface IdTokenAuthOptions {
   idToken: () => string | Promise<string>;
   /** Where the last good token is kept across restarts. Default: memory only. */
   store?: IdTokenStore;
-  /** How long after `exp` the standby still accepts the token, in ms. Default 86 400 000 (24 h). */
+  /**
+   * How long after `exp` the standby still accepts the token, in ms; at most the spec's 24 h.
+   * Default 86 400 000 (24 h).
+   */
   graceMs?: number;
   /** How long a call waits for `idToken()` before using the fallback, in ms. Default 10 000. */
   providerTimeoutMs?: number;
@@ -63,8 +68,16 @@ export interface TrustOptions {
    * first root carrying one) so the standby signs with the key of that root.
    */
   rootCertificates: TrustedRoot[];
-  /** Tolerance for `exp`/`iat` checks, in ms. Default: the verifier's (a few seconds). */
+  /**
+   * Allowed clock difference for `exp`, `iat`, `nbf` and certificate validity checks, in ms.
+   * Default 60 000.
+   */
   clockToleranceMs?: number;
+  /**
+   * After a JWKS refetch still lacks a `kid`, or its key failed the chain check, tokens with that
+   * `kid` are refused without another fetch for this long, in ms. Default 30 000.
+   */
+  unknownKidCooldownMs?: number;
 }
 
 /** Header and scheme names, for a vendor whose real names differ from the spec's neutral ones. */
@@ -111,9 +124,9 @@ export type ResolvedAuth =
       kind: 'idToken';
       provider: () => string | Promise<string>;
       store?: IdTokenStore;
-      graceMs?: number;
-      providerTimeoutMs?: number;
-      providerRetryMs?: number;
+      graceMs: number;
+      providerTimeoutMs: number;
+      providerRetryMs: number;
     }
   | { kind: 'serviceKeyHash'; hash: string }
   | { kind: 'servicePublicKey'; pem: string };
@@ -124,7 +137,11 @@ export interface ResolvedLicensingClientOptions {
   standbyUrl: string;
   auth: ResolvedAuth;
   failover: Required<FailoverOptions>;
-  trust: { rootCertificates: TrustedRoot[]; clockToleranceMs: number | undefined };
+  trust: {
+    rootCertificates: TrustedRoot[];
+    clockToleranceMs: number;
+    unknownKidCooldownMs: number;
+  };
   /** Key id sent in the signing-key header to the standby, from the first root carrying one. */
   signingKeyId: string | undefined;
   hardwareId: string | undefined;
@@ -138,7 +155,14 @@ export interface ResolvedLicensingClientOptions {
   logger: LicensingLogger | undefined;
 }
 
-/** Defaults of every optional setting (durations in ms). */
+/** The spec's ID-token grace on the standby: 24 hours, in ms. `auth.graceMs` may not exceed it. */
+export const MAX_GRACE_MS = 86_400_000;
+
+/**
+ * Every default of the SDK, in one place (durations in ms): the licensing client (`failover`,
+ * `auth`, `trust`, `names`), its lease keeper (`keeper`, the options of `keepAlive`), the event
+ * client (`events`) and its follower (`follow`).
+ */
 export const DEFAULTS = Object.freeze({
   failover: Object.freeze({
     strategy: 'A' as 'A' | 'B',
@@ -149,10 +173,37 @@ export const DEFAULTS = Object.freeze({
     retryAfterMaxMs: 10_000,
     probeIntervalMs: 30_000,
   }),
+  auth: Object.freeze({
+    graceMs: MAX_GRACE_MS,
+    refreshSkewMs: 30_000,
+    providerTimeoutMs: 10_000,
+    providerRetryMs: 30_000,
+  }),
+  trust: Object.freeze({
+    clockToleranceMs: 60_000,
+    unknownKidCooldownMs: 30_000,
+  }),
+  keeper: Object.freeze({
+    jitterRatio: 0.1,
+    retryBaseMs: 1_000,
+    retryMaxMs: 60_000,
+    releaseOnClose: true,
+  }),
   names: Object.freeze({
     signingKeyIdHeader: 'Service-SigningKeyId',
     idTokenScheme: 'IdToken',
     serviceKeyHashScheme: 'ServiceKeyHash',
+  }),
+  events: Object.freeze({
+    pageSize: 1_000,
+    timeoutMs: 30_000,
+  }),
+  follow: Object.freeze({
+    maxWaitMs: 30_000,
+    minWaitMs: 0,
+    retryDelayMs: 1_000,
+    maxRetryDelayMs: 30_000,
+    minPollIntervalMs: 1_000,
   }),
 });
 
@@ -181,202 +232,178 @@ const EVENT_NAMES = [
   'idTokenGrace',
   'rootExpiring',
 ];
+const HTTP_TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function rejectUnknownKeys(
-  name: string,
-  value: Record<string, unknown>,
-  allowed: readonly string[],
-) {
-  for (const key of Object.keys(value)) {
-    if (!allowed.includes(key)) {
-      throw new TypeError(`Unknown option \`${name ? `${name}.` : ''}${key}\``);
-    }
-  }
-}
-
-function requireObject(name: string, value: unknown): Record<string, unknown> {
-  if (!isObject(value)) throw new TypeError(`Expected \`${name}\` to be an object`);
-  return value;
-}
-
-function validateUrl(name: string, value: unknown): string {
-  if (typeof value !== 'string') throw new TypeError(`Expected \`${name}\` to be a URL string`);
+/** An absolute http(s) URL without query or fragment, without trailing slashes. */
+function resolveUrl(name: string, value: unknown): string {
+  if (typeof value !== 'string') option.fail(name, `Expected \`${name}\` to be a URL string`);
   let url: URL;
   try {
-    url = new URL(value);
+    url = new URL(value as string);
   } catch {
-    throw new TypeError(`Expected \`${name}\` to be an absolute URL, got ${JSON.stringify(value)}`);
+    return option.fail(
+      name,
+      `Expected \`${name}\` to be an absolute URL, got ${JSON.stringify(value)}`,
+    );
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new TypeError(`Expected \`${name}\` to be an http(s) URL`);
+    option.fail(name, `Expected \`${name}\` to be an http(s) URL`);
   }
-  if (url.search || url.hash) throw new TypeError(`Expected \`${name}\` without query or fragment`);
+  if (url.search || url.hash) option.fail(name, `Expected \`${name}\` without query or fragment`);
   return url.href.replace(/\/+$/, '');
 }
 
-function validateString(name: string, value: unknown): string | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== 'string' || value === '') {
-    throw new TypeError(`Expected \`${name}\` to be a non-empty string`);
-  }
-  return value;
-}
-
-function validateFunction<T>(name: string, value: unknown, fallback: T): T {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'function') throw new TypeError(`Expected \`${name}\` to be a function`);
-  return value as T;
-}
-
-function requireFunction(name: string, value: unknown): void {
-  if (typeof value !== 'function') throw new TypeError(`Expected \`${name}\` to be a function`);
-}
-
-function validateNumber(
-  name: string,
-  value: unknown,
-  fallback: number,
-  { min = 0, integer = false }: { min?: number; integer?: boolean } = {},
-): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < min) {
-    throw new TypeError(`Expected \`${name}\` to be a finite number >= ${min}`);
-  }
-  if (integer && !Number.isInteger(value))
-    throw new TypeError(`Expected \`${name}\` to be an integer`);
-  return value;
-}
-
 function resolveAuth(value: unknown): ResolvedAuth {
-  const auth = requireObject('auth', value);
+  const auth = option.object('auth', value);
   if ('idToken' in auth) {
-    rejectUnknownKeys('auth', auth, [
+    option.knownKeys('auth', auth, [
       'idToken',
       'store',
       'graceMs',
       'providerTimeoutMs',
       'providerRetryMs',
     ]);
-    requireFunction('auth.idToken', auth.idToken);
-    const provider = auth.idToken as () => string | Promise<string>;
-    const resolved: ResolvedAuth = { kind: 'idToken', provider };
+    option.requireFn('auth.idToken', auth.idToken);
+    const d = DEFAULTS.auth;
+    const resolved: ResolvedAuth = {
+      kind: 'idToken',
+      provider: auth.idToken as () => string | Promise<string>,
+      graceMs: option.number('auth.graceMs', auth.graceMs, d.graceMs, { max: MAX_GRACE_MS }),
+      providerTimeoutMs: option.number(
+        'auth.providerTimeoutMs',
+        auth.providerTimeoutMs,
+        d.providerTimeoutMs,
+      ),
+      providerRetryMs: option.number(
+        'auth.providerRetryMs',
+        auth.providerRetryMs,
+        d.providerRetryMs,
+      ),
+    };
     if (auth.store !== undefined) {
-      const store = requireObject('auth.store', auth.store);
+      const store = option.object('auth.store', auth.store);
       for (const method of ['load', 'save', 'clear']) {
-        requireFunction(`auth.store.${method}`, store[method]);
+        option.requireFn(`auth.store.${method}`, store[method]);
       }
       resolved.store = store as unknown as IdTokenStore;
-    }
-    if (auth.graceMs !== undefined)
-      resolved.graceMs = validateNumber('auth.graceMs', auth.graceMs, 0);
-    for (const name of ['providerTimeoutMs', 'providerRetryMs'] as const) {
-      if (auth[name] !== undefined) resolved[name] = validateNumber(`auth.${name}`, auth[name], 0);
     }
     return resolved;
   }
   if ('serviceKeyHash' in auth) {
-    rejectUnknownKeys('auth', auth, ['serviceKeyHash']);
+    option.knownKeys('auth', auth, ['serviceKeyHash']);
     const hash = auth.serviceKeyHash;
     if (typeof hash !== 'string' || !/^[0-9a-fA-F]{64}$/.test(hash)) {
-      throw new TypeError('Expected `auth.serviceKeyHash` to be a hex SHA-256 (64 characters)');
+      option.fail(
+        'auth.serviceKeyHash',
+        'Expected `auth.serviceKeyHash` to be a hex SHA-256 (64 characters)',
+      );
     }
-    return { kind: 'serviceKeyHash', hash: hash.toLowerCase() };
+    return { kind: 'serviceKeyHash', hash: (hash as string).toLowerCase() };
   }
   if ('servicePublicKeyPem' in auth) {
-    rejectUnknownKeys('auth', auth, ['servicePublicKeyPem']);
+    option.knownKeys('auth', auth, ['servicePublicKeyPem']);
     const pem = auth.servicePublicKeyPem;
     if (typeof pem !== 'string' || !pem.includes('-----BEGIN PUBLIC KEY-----')) {
-      throw new TypeError('Expected `auth.servicePublicKeyPem` to be an SPKI PEM public key');
+      option.fail(
+        'auth.servicePublicKeyPem',
+        'Expected `auth.servicePublicKeyPem` to be an SPKI PEM public key',
+      );
     }
-    return { kind: 'servicePublicKey', pem };
+    return { kind: 'servicePublicKey', pem: pem as string };
   }
-  throw new TypeError(
+  return option.fail(
+    'auth',
     'Expected `auth` to have `idToken`, `serviceKeyHash` or `servicePublicKeyPem`',
   );
 }
 
 function resolveFailover(value: unknown): Required<FailoverOptions> {
   const d = DEFAULTS.failover;
-  if (value === undefined) return { ...d };
-  const f = requireObject('failover', value);
-  rejectUnknownKeys('failover', f, Object.keys(d));
-  const strategy = f.strategy ?? d.strategy;
-  if (strategy !== 'A' && strategy !== 'B') {
-    throw new TypeError("Expected `failover.strategy` to be 'A' or 'B'");
-  }
-  const backoffBaseMs = validateNumber('failover.backoffBaseMs', f.backoffBaseMs, d.backoffBaseMs);
-  const backoffMaxMs = validateNumber('failover.backoffMaxMs', f.backoffMaxMs, d.backoffMaxMs);
+  const f = value === undefined ? {} : option.object('failover', value);
+  option.knownKeys('failover', f, Object.keys(d));
+  const backoffBaseMs = option.number('failover.backoffBaseMs', f.backoffBaseMs, d.backoffBaseMs);
+  const backoffMaxMs = option.number('failover.backoffMaxMs', f.backoffMaxMs, d.backoffMaxMs);
   if (backoffMaxMs < backoffBaseMs) {
-    throw new TypeError('Expected `failover.backoffMaxMs` to be >= `failover.backoffBaseMs`');
+    option.fail(
+      'failover.backoffMaxMs',
+      'Expected `failover.backoffMaxMs` to be >= `failover.backoffBaseMs`',
+    );
   }
   return {
-    strategy,
-    mainAttempts: validateNumber('failover.mainAttempts', f.mainAttempts, d.mainAttempts, {
+    strategy: option.oneOf('failover.strategy', f.strategy, ['A', 'B'], d.strategy),
+    mainAttempts: option.number('failover.mainAttempts', f.mainAttempts, d.mainAttempts, {
       min: 1,
       integer: true,
     }),
-    attemptTimeoutMs: validateNumber(
+    attemptTimeoutMs: option.number(
       'failover.attemptTimeoutMs',
       f.attemptTimeoutMs,
       d.attemptTimeoutMs,
-      {
-        min: 1,
-      },
+      { min: 1 },
     ),
     backoffBaseMs,
     backoffMaxMs,
-    retryAfterMaxMs: validateNumber(
+    retryAfterMaxMs: option.number(
       'failover.retryAfterMaxMs',
       f.retryAfterMaxMs,
       d.retryAfterMaxMs,
     ),
-    probeIntervalMs: validateNumber(
+    probeIntervalMs: option.number(
       'failover.probeIntervalMs',
       f.probeIntervalMs,
       d.probeIntervalMs,
-      {
-        min: 1,
-      },
+      { min: 1 },
     ),
   };
 }
 
 function resolveTrust(value: unknown): ResolvedLicensingClientOptions['trust'] {
-  const trust = requireObject('trust', value);
-  rejectUnknownKeys('trust', trust, ['rootCertificates', 'clockToleranceMs']);
+  const trust = option.object('trust', value);
+  option.knownKeys('trust', trust, [
+    'rootCertificates',
+    'clockToleranceMs',
+    'unknownKidCooldownMs',
+  ]);
   const roots = trust.rootCertificates;
   if (!Array.isArray(roots) || roots.length === 0) {
-    throw new TypeError('Expected `trust.rootCertificates` to be a non-empty array');
+    option.fail(
+      'trust.rootCertificates',
+      'Expected `trust.rootCertificates` to be a non-empty array',
+    );
   }
-  const rootCertificates = roots.map((root, i): TrustedRoot => {
+  const rootCertificates = (roots as unknown[]).map((root, i): TrustedRoot => {
     const name = `trust.rootCertificates[${i}]`;
-    const r = requireObject(name, root);
-    rejectUnknownKeys(name, r, ['pem', 'keyId']);
+    const r = option.object(name, root);
+    option.knownKeys(name, r, ['pem', 'keyId']);
     if (typeof r.pem !== 'string' || !r.pem.includes('-----BEGIN CERTIFICATE-----')) {
-      throw new TypeError(`Expected \`${name}.pem\` to be a PEM certificate`);
+      option.fail(`${name}.pem`, `Expected \`${name}.pem\` to be a PEM certificate`);
     }
-    const keyId = validateString(`${name}.keyId`, r.keyId);
-    return keyId === undefined ? { pem: r.pem } : { pem: r.pem, keyId };
+    const keyId = option.string(`${name}.keyId`, r.keyId);
+    return keyId === undefined ? { pem: r.pem as string } : { pem: r.pem as string, keyId };
   });
-  const clockToleranceMs =
-    trust.clockToleranceMs === undefined
-      ? undefined
-      : validateNumber('trust.clockToleranceMs', trust.clockToleranceMs, 0);
-  return { rootCertificates, clockToleranceMs };
+  const d = DEFAULTS.trust;
+  return {
+    rootCertificates,
+    clockToleranceMs: option.number(
+      'trust.clockToleranceMs',
+      trust.clockToleranceMs,
+      d.clockToleranceMs,
+    ),
+    unknownKidCooldownMs: option.number(
+      'trust.unknownKidCooldownMs',
+      trust.unknownKidCooldownMs,
+      d.unknownKidCooldownMs,
+    ),
+  };
 }
 
 function resolveNames(value: unknown): Required<WireNameOptions> {
-  if (value === undefined) return { ...DEFAULTS.names };
-  const names = requireObject('names', value);
-  rejectUnknownKeys('names', names, Object.keys(DEFAULTS.names));
+  const names = value === undefined ? {} : option.object('names', value);
+  option.knownKeys('names', names, Object.keys(DEFAULTS.names));
   const pick = (key: keyof WireNameOptions) => {
-    const given = validateString(`names.${key}`, names[key]);
-    if (given !== undefined && !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(given)) {
-      throw new TypeError(`Expected \`names.${key}\` to be an HTTP token`);
+    const given = option.string(`names.${key}`, names[key]);
+    if (given !== undefined && !HTTP_TOKEN.test(given)) {
+      option.fail(`names.${key}`, `Expected \`names.${key}\` to be an HTTP token`);
     }
     return given ?? DEFAULTS.names[key];
   };
@@ -389,41 +416,51 @@ function resolveNames(value: unknown): Required<WireNameOptions> {
 
 function resolveHooks(value: unknown): LicensingEventHooks {
   if (value === undefined) return {};
-  const hooks = requireObject('on', value);
-  rejectUnknownKeys('on', hooks, EVENT_NAMES);
-  for (const [name, listener] of Object.entries(hooks)) requireFunction(`on.${name}`, listener);
+  const hooks = option.object('on', value);
+  option.knownKeys('on', hooks, EVENT_NAMES);
+  for (const [name, listener] of Object.entries(hooks)) option.requireFn(`on.${name}`, listener);
   return hooks as LicensingEventHooks;
 }
 
 /**
- * Applies {@link DEFAULTS} and validates every option once. Throws a `TypeError` naming the
- * offending option (unknown keys included), so a typo fails at start-up, not mid-outage.
+ * The `fetch` to use, always invoked as a plain function looked up at call time: a browser's
+ * `fetch` called as a method of another object throws "Illegal invocation", and a `fetch`
+ * patched after the client was created (msw, instrumentation) must still be used.
+ */
+export function resolveFetch(name: string, value: unknown): typeof fetch {
+  if (value === undefined) return (input, init) => globalThis.fetch(input, init);
+  option.requireFn(name, value);
+  const given = value as typeof fetch;
+  return (input, init) => given(input, init);
+}
+
+/**
+ * Applies {@link DEFAULTS} and validates every option once. Throws an `InvalidOptionError` (a
+ * `TypeError`) naming the offending option (unknown keys included), so a typo fails at
+ * start-up, not mid-outage.
  */
 export function resolveLicensingClientOptions(
   options: LicensingClientOptions,
 ): ResolvedLicensingClientOptions {
-  const o = requireObject('options', options);
-  rejectUnknownKeys('', o, TOP_KEYS);
+  const o = option.object('options', options);
+  option.knownKeys('', o, TOP_KEYS);
   const trust = resolveTrust(o.trust);
   const logger = o.logger;
-  if (logger !== undefined) requireFunction('logger.warn', requireObject('logger', logger).warn);
+  if (logger !== undefined) option.requireFn('logger.warn', option.object('logger', logger).warn);
   return {
-    mainUrl: validateUrl('mainUrl', o.mainUrl),
-    standbyUrl: validateUrl('standbyUrl', o.standbyUrl),
+    mainUrl: resolveUrl('mainUrl', o.mainUrl),
+    standbyUrl: resolveUrl('standbyUrl', o.standbyUrl),
     auth: resolveAuth(o.auth),
     failover: resolveFailover(o.failover),
     trust,
     signingKeyId: trust.rootCertificates.find((root) => root.keyId !== undefined)?.keyId,
-    hardwareId: validateString('hardwareId', o.hardwareId),
-    hardwareName: validateString('hardwareName', o.hardwareName),
-    version: validateString('version', o.version),
+    hardwareId: option.string('hardwareId', o.hardwareId),
+    hardwareName: option.string('hardwareName', o.hardwareName),
+    version: option.string('version', o.version),
     names: resolveNames(o.names),
-    // Looked up at call time so a fetch patched later (msw, instrumentation) is used.
-    fetch: validateFunction<typeof fetch>('fetch', o.fetch, (input, init) =>
-      globalThis.fetch(input, init),
-    ),
-    now: validateFunction('now', o.now, Date.now),
-    random: validateFunction('random', o.random, Math.random),
+    fetch: resolveFetch('fetch', o.fetch),
+    now: option.fn('now', o.now, Date.now),
+    random: option.fn('random', o.random, Math.random),
     on: resolveHooks(o.on),
     logger: logger as LicensingLogger | undefined,
   };

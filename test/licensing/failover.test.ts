@@ -1,5 +1,4 @@
 import { isLicensingError } from '@standby-licensing/sdk';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   clearFaults,
   clientFor,
@@ -9,7 +8,8 @@ import {
   setMainFault,
   setStandbyEnabled,
   startMockLicensing,
-} from './mock-licensing.js';
+} from '@test/helpers/mock-licensing.js';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 let mock: MockLicensing;
 beforeAll(async () => {

@@ -1,5 +1,4 @@
 import { isLicensingError } from '@standby-licensing/sdk';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   clientFor,
   type MockLicensing,
@@ -7,7 +6,8 @@ import {
   setClockOffset,
   setMainFault,
   startMockLicensing,
-} from './mock-licensing.js';
+} from '@test/helpers/mock-licensing.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const HOUR = 3_600_000;
 let mock: MockLicensing;

@@ -1,6 +1,6 @@
 import { isLicensingError } from '@standby-licensing/sdk';
+import { clientFor, type MockLicensing, startMockLicensing } from '@test/helpers/mock-licensing.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clientFor, type MockLicensing, startMockLicensing } from './mock-licensing.js';
 
 let mock: MockLicensing;
 beforeAll(async () => {

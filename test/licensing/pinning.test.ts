@@ -1,12 +1,12 @@
 import { isLicensingError } from '@standby-licensing/sdk';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   clientFor,
   closedPort,
   createSigningKey,
   type MockLicensing,
   startMockLicensing,
-} from './mock-licensing.js';
+} from '@test/helpers/mock-licensing.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 let mock: MockLicensing;
 let downMainUrl: string;

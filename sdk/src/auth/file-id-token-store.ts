@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import type { IdTokenStore } from './id-token-source.js';
+import type { IdTokenStore } from '../types.js';
 
 interface StoredIdToken {
   version: 1;

@@ -1,29 +1,12 @@
-// CONTRACT between the SDK helpers: the types below are fixed; the implementation
-// (createIdTokenSource) is built by the auth/verify helper in this file.
 import { decodeJwt } from 'jose';
 import { isLicensingError, LicensingError } from '../errors.js';
 import { abortable } from '../internal/abortable.js';
-import { validateDurationOption, validateFunctionOption } from '../internal/validate-option.js';
+import { option } from '../internal/validate-option.js';
+import { DEFAULTS, MAX_GRACE_MS } from '../options.js';
+import type { IdTokenResult, IdTokenStore, LicensingService } from '../types.js';
 import { createMemoryIdTokenStore } from './memory-id-token-store.js';
 
-/** Where the last good ID token is kept so an app restarted mid-outage still has it. */
-export interface IdTokenStore {
-  /** The stored token, or undefined when none. */
-  load(): Promise<string | undefined>;
-  /** Replaces the stored token. */
-  save(token: string): Promise<void>;
-  /** Forgets the stored token. */
-  clear(): Promise<void>;
-}
-
-/** A token ready to send, and whether it is being used within the standby's 24-hour grace. */
-export interface IdTokenResult {
-  token: string;
-  /** True when `token` is expired and only the standby's grace lets it through. */
-  inGrace: boolean;
-  /** The token's `exp`, in ms since the epoch. */
-  expiresAt: number;
-}
+export type { IdTokenResult, IdTokenStore } from '../types.js';
 
 /**
  * Supplies ID tokens for the `IdToken` scheme: checks `exp` before each use, asks the app's
@@ -33,13 +16,16 @@ export interface IdTokenResult {
 export interface IdTokenSource {
   /**
    * A token for `service`. For `'main'` it must be unexpired (else the provider is asked; a
-   * provider failure rejects with the provider's error as cause, code UNAUTHORIZED). For
+   * provider failure rejects with the provider's error as cause, code UNAUTHORIZED and a
+   * `reason` saying what went wrong: `id-token-provider-failed` (it threw),
+   * `id-token-provider-timeout`, `id-token-malformed` (not a JWT with a numeric `exp`),
+   * `id-token-expired` (it returned an expired token)). For
    * `'standby'` a provider failure falls back to the last good token while
    * `now <= exp + graceMs`; past that it rejects with code ID_TOKEN_EXPIRED.
    * `forceRefresh` asks the provider even if the cached token is unexpired (after a 401).
    */
   get(
-    service: 'main' | 'standby',
+    service: LicensingService,
     options?: { signal?: AbortSignal; forceRefresh?: boolean },
   ): Promise<IdTokenResult>;
   /** The last good token's `exp` in ms, or undefined (read-only state getter). */
@@ -54,7 +40,10 @@ export interface IdTokenSourceOptions {
   store?: IdTokenStore;
   /** Clock in ms since the epoch. Default: `Date.now`. */
   now?: () => number;
-  /** How long after `exp` the standby still accepts a token, in ms. Default: 86 400 000 (24 h). */
+  /**
+   * How long after `exp` the standby still accepts a token, in ms, at most the spec's 24 h.
+   * Default: 86 400 000 (24 h).
+   */
   graceMs?: number;
   /** A token counts as expired this many ms before its `exp`, to cover clock skew and latency. Default: 30 000. */
   refreshSkewMs?: number;
@@ -72,11 +61,6 @@ export interface IdTokenSourceOptions {
    */
   providerRetryMs?: number;
 }
-
-const DEFAULT_GRACE_MS = 86_400_000;
-const DEFAULT_REFRESH_SKEW_MS = 30_000;
-const DEFAULT_PROVIDER_TIMEOUT_MS = 10_000;
-const DEFAULT_PROVIDER_RETRY_MS = 30_000;
 
 interface CachedToken {
   token: string;
@@ -119,24 +103,25 @@ class DefaultIdTokenSource implements IdTokenSource {
   #applied = 0;
 
   constructor(options: IdTokenSourceOptions) {
-    validateFunctionOption('provider', options.provider);
-    if (options.now !== undefined) validateFunctionOption('now', options.now);
+    const defaults = DEFAULTS.auth;
+    option.requireFn('provider', options.provider);
     this.#provider = options.provider;
     this.#store = options.store ?? createMemoryIdTokenStore();
-    this.#now = options.now ?? Date.now;
-    this.#graceMs = validateDurationOption('graceMs', options.graceMs ?? DEFAULT_GRACE_MS);
-    this.#skewMs = validateDurationOption(
-      'refreshSkewMs',
-      options.refreshSkewMs ?? DEFAULT_REFRESH_SKEW_MS,
-    );
-    this.#onStoreError = options.onStoreError ?? (() => {});
-    this.#providerTimeoutMs = validateDurationOption(
+    this.#now = option.fn('now', options.now, Date.now);
+    this.#graceMs = option.number('graceMs', options.graceMs, defaults.graceMs, {
+      max: MAX_GRACE_MS,
+    });
+    this.#skewMs = option.number('refreshSkewMs', options.refreshSkewMs, defaults.refreshSkewMs);
+    this.#onStoreError = option.fn('onStoreError', options.onStoreError, () => {});
+    this.#providerTimeoutMs = option.number(
       'providerTimeoutMs',
-      options.providerTimeoutMs ?? DEFAULT_PROVIDER_TIMEOUT_MS,
+      options.providerTimeoutMs,
+      defaults.providerTimeoutMs,
     );
-    this.#providerRetryMs = validateDurationOption(
+    this.#providerRetryMs = option.number(
       'providerRetryMs',
-      options.providerRetryMs ?? DEFAULT_PROVIDER_RETRY_MS,
+      options.providerRetryMs,
+      defaults.providerRetryMs,
     );
   }
 
@@ -145,7 +130,7 @@ class DefaultIdTokenSource implements IdTokenSource {
   }
 
   async get(
-    service: 'main' | 'standby',
+    service: LicensingService,
     options: { signal?: AbortSignal; forceRefresh?: boolean } = {},
   ): Promise<IdTokenResult> {
     const { signal, forceRefresh = false } = options;
@@ -176,6 +161,7 @@ class DefaultIdTokenSource implements IdTokenSource {
     const expired = new LicensingError(
       'UNAUTHORIZED',
       `the ID-token provider returned a token that expired at ${new Date(fresh.expiresAt).toISOString()}`,
+      { reason: 'id-token-expired' },
     );
     return this.#fallback(service, expired, false);
   }
@@ -190,6 +176,7 @@ class DefaultIdTokenSource implements IdTokenSource {
             new LicensingError(
               'UNAUTHORIZED',
               `the ID-token provider did not answer within ${this.#providerTimeoutMs} ms`,
+              { reason: 'id-token-provider-timeout' },
             ),
           ),
         this.#providerTimeoutMs,
@@ -226,6 +213,7 @@ class DefaultIdTokenSource implements IdTokenSource {
         const detail = cause instanceof Error ? `: ${cause.message}` : '';
         throw new LicensingError('UNAUTHORIZED', `the ID-token provider failed${detail}`, {
           cause,
+          reason: 'id-token-provider-failed',
         });
       }
       const parsed = readExpiry(raw);
@@ -233,6 +221,7 @@ class DefaultIdTokenSource implements IdTokenSource {
         throw new LicensingError(
           'UNAUTHORIZED',
           'the ID-token provider returned something that is not a JWT with a numeric exp claim',
+          { reason: 'id-token-malformed' },
         );
       }
       await this.#apply(parsed, seq);
@@ -262,10 +251,13 @@ class DefaultIdTokenSource implements IdTokenSource {
     }
   }
 
-  #fallback(service: 'main' | 'standby', error: unknown, forceRefresh: boolean): IdTokenResult {
+  #fallback(service: LicensingService, error: unknown, forceRefresh: boolean): IdTokenResult {
     const providerError = isLicensingError(error)
       ? error
-      : new LicensingError('UNAUTHORIZED', 'the ID-token provider failed', { cause: error });
+      : new LicensingError('UNAUTHORIZED', 'the ID-token provider failed', {
+          cause: error,
+          reason: 'id-token-provider-failed',
+        });
     const cached = this.#current;
     if (!cached) throw providerError;
     const now = this.#now();
@@ -294,8 +286,9 @@ class DefaultIdTokenSource implements IdTokenSource {
  * standby use that token while `now <= exp + graceMs` when the provider cannot give a fresh one.
  *
  * @param options `provider` (required), `store` (default memory), `now` (default `Date.now`),
- *   `graceMs` (default 86 400 000), `refreshSkewMs` (default 30 000), `onStoreError`.
- * @throws TypeError when an option has the wrong type.
+ *   `graceMs` (default 86 400 000, at most that), `refreshSkewMs` (default 30 000),
+ *   `providerTimeoutMs` (default 10 000), `providerRetryMs` (default 30 000), `onStoreError`.
+ * @throws InvalidOptionError (a TypeError) when an option has the wrong type or range.
  * @example
  * const idTokens = createIdTokenSource({ provider: () => oidc.getIdToken() });
  * const { token, inGrace } = await idTokens.get('standby');

@@ -1,4 +1,4 @@
-import type { IdTokenStore } from './id-token-source.js';
+import type { IdTokenStore } from '../types.js';
 
 /**
  * An {@link IdTokenStore} that keeps the token in memory only: the default. It does not survive

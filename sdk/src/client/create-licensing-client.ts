@@ -1,22 +1,36 @@
-import { createIdTokenSource } from '../auth/id-token-source.js';
-import { computeServiceKeyHash } from '../auth/service-key-hash.js';
-import { createLeaseVerifier } from '../lease/lease-verifier.js';
-import { type LicensingClientOptions, resolveLicensingClientOptions } from '../options.js';
+import { createCredentials } from '../auth/credentials.js';
+import type { IdTokenSource } from '../auth/id-token-source.js';
+import { LicensingError } from '../errors.js';
+import { createStrategyA } from '../failover/strategy-a.js';
+import { createStrategyB } from '../failover/strategy-b.js';
+import { createLeaseKeeper, type LeaseKeeper } from '../lease/lease-keeper.js';
+import { createLeaseVerifier, type LeaseVerifier } from '../lease/lease-verifier.js';
+import { createEventHub } from '../licensing-events.js';
 import {
-  buildLicensingClient,
-  type LicensingClient,
-  type LicensingClientParts,
-} from './build-licensing-client.js';
+  type LicensingClientOptions,
+  type ResolvedLicensingClientOptions,
+  resolveLicensingClientOptions,
+} from '../options.js';
+import { createJwksLoader } from '../transport/jwks-request.js';
+import { createLicensingTransport } from '../transport/licensing-transport.js';
+import { checkout } from './checkout.js';
+import { checkoutProducts } from './checkout-products.js';
+import type { ClientContext } from './client-context.js';
+import type { LicensingClient } from './licensing-client.js';
+import { release } from './release.js';
+import { renew } from './renew.js';
+import { verifyToken } from './verify-token.js';
 
 /**
  * Creates a licensing client: checkout, renewal and release of leases on the main licensing
  * service with failover to the standby service (Strategy A or B), every lease verified against
  * the root certificates embedded in the app.
  *
- * @param options Validated once; an unknown or malformed option throws a `TypeError` naming it.
- *   See {@link LicensingClientOptions} for every option with its unit and default.
+ * @param options Validated once; an unknown or malformed option throws an `InvalidOptionError`
+ *   (a `TypeError`) naming it. See {@link LicensingClientOptions} for every option with its unit
+ *   and default.
  * @returns A {@link LicensingClient}. Call `close()` when done.
- * @throws TypeError for a bad option.
+ * @throws InvalidOptionError for a bad option.
  *
  * @example
  * ```ts
@@ -40,41 +54,119 @@ import {
  * ```
  */
 export function createLicensingClient(options: LicensingClientOptions): LicensingClient {
-  const resolved = resolveLicensingClientOptions(options);
-  const { auth } = resolved;
-  const parts: LicensingClientParts = {
-    createVerifier: (loadJwks, events) =>
-      createLeaseVerifier({
-        roots: resolved.trust.rootCertificates,
-        loadJwks,
-        now: resolved.now,
-        ...(resolved.trust.clockToleranceMs === undefined
-          ? {}
-          : { clockToleranceMs: resolved.trust.clockToleranceMs }),
-        onRootExpiring: (info) => events.emit('rootExpiring', info),
-      }),
-  };
-  if (auth.kind === 'idToken') {
-    parts.idTokens = createIdTokenSource({
-      provider: auth.provider,
-      now: resolved.now,
-      ...(auth.store ? { store: auth.store } : {}),
-      ...(auth.graceMs === undefined ? {} : { graceMs: auth.graceMs }),
-      ...(auth.providerTimeoutMs === undefined
-        ? {}
-        : { providerTimeoutMs: auth.providerTimeoutMs }),
-      ...(auth.providerRetryMs === undefined ? {} : { providerRetryMs: auth.providerRetryMs }),
+  return assembleLicensingClient(resolveLicensingClientOptions(options));
+}
+
+/** Parts a test may replace (internal). */
+export interface ClientOverrides {
+  idTokens?: IdTokenSource;
+  verifier?: LeaseVerifier;
+}
+
+/**
+ * Wires a client from resolved options: event hub → credentials → transport → verifier (its
+ * JWKS through the transport) → strategy → the operations. Nothing here calls back up: every
+ * part receives what it needs as plain values.
+ */
+export function assembleLicensingClient(
+  options: ResolvedLicensingClientOptions,
+  overrides: ClientOverrides = {},
+): LicensingClient {
+  const events = createEventHub(options.on, options.logger);
+  const credentials = createCredentials({
+    auth: options.auth,
+    names: options.names,
+    now: options.now,
+    events,
+    logger: options.logger,
+    ...(overrides.idTokens ? { idTokens: overrides.idTokens } : {}),
+  });
+  const transport = createLicensingTransport({
+    mainUrl: options.mainUrl,
+    standbyUrl: options.standbyUrl,
+    fetch: options.fetch,
+    now: options.now,
+    attemptTimeoutMs: options.failover.attemptTimeoutMs,
+    signingKeyIdHeader: options.names.signingKeyIdHeader,
+    signingKeyId: options.signingKeyId,
+    credentials,
+  });
+  const verifier =
+    overrides.verifier ??
+    createLeaseVerifier({
+      roots: options.trust.rootCertificates,
+      loadJwks: createJwksLoader(transport),
+      now: options.now,
+      clockToleranceMs: options.trust.clockToleranceMs,
+      unknownKidCooldownMs: options.trust.unknownKidCooldownMs,
+      onRootExpiring: (info) => events.emit('rootExpiring', info),
     });
-  } else if (auth.kind === 'serviceKeyHash') {
-    const hash = auth.hash;
-    parts.serviceKeyHash = async () => hash;
-  } else {
-    let hash: Promise<string> | undefined;
-    const pem = auth.pem;
-    parts.serviceKeyHash = () => {
-      hash ??= computeServiceKeyHash(pem);
-      return hash;
-    };
-  }
-  return buildLicensingClient(resolved, parts);
+  const strategyDeps = { failover: options.failover, random: options.random, events, transport };
+  const strategy =
+    options.failover.strategy === 'B'
+      ? createStrategyB(strategyDeps)
+      : createStrategyA(strategyDeps);
+  const context: ClientContext = {
+    strategy,
+    transport,
+    verifier,
+    events,
+    echoes: {
+      hardwareId: options.hardwareId,
+      hardwareName: options.hardwareName,
+      version: options.version,
+    },
+    standbyUrl: options.standbyUrl,
+  };
+
+  const keepers = new Set<LeaseKeeper>();
+  let closed = false;
+  const open = () => {
+    if (closed) throw new LicensingError('CLIENT_CLOSED', 'The licensing client is closed');
+    return context;
+  };
+
+  return {
+    on: events.on,
+    get activeService() {
+      return strategy.activeService;
+    },
+    checkout: async (items, callOptions) => checkout(open(), items, callOptions),
+    renew: async (lease, callOptions) => renew(open(), lease, callOptions),
+    release: async (leases, callOptions) => release(open(), leases, callOptions),
+    verify: async (token, verifyOptions) => verifyToken(open(), token, verifyOptions),
+    async checkoutProducts(products, callOptions) {
+      open();
+      if (options.auth.kind !== 'idToken') {
+        throw new LicensingError('INVALID_ARGUMENT', 'checkoutProducts() needs auth.idToken');
+      }
+      return checkoutProducts(context, products, callOptions);
+    },
+    keepAlive(leases, keeperOptions = {}) {
+      open();
+      const keeper = createLeaseKeeper(
+        {
+          renew: (lease, o) => renew(context, lease, o),
+          checkout: (items, o) => checkout(context, items, o),
+          release: (list, o) => release(context, list, o),
+          events,
+          now: options.now,
+          random: options.random,
+        },
+        keeperOptions,
+      );
+      keepers.add(keeper);
+      for (const lease of leases) keeper.add(lease);
+      return keeper;
+    },
+    async close(callOptions = {}) {
+      if (closed) return;
+      const all = [...keepers];
+      keepers.clear();
+      await Promise.allSettled(all.map((keeper) => keeper.close(callOptions)));
+      closed = true;
+      strategy.close();
+      events.clear();
+    },
+  };
 }

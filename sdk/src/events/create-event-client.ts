@@ -1,5 +1,7 @@
 import { LicensingError } from '../errors.js';
-import { validateFunctionOption } from '../internal/validate-option.js';
+import { option } from '../internal/validate-option.js';
+import { DEFAULTS, resolveFetch } from '../options.js';
+import { createHttpAttempt } from '../transport/http-attempt.js';
 import type { FeedEvent } from './event-kinds.js';
 import type { EventServiceContext } from './feed-page.js';
 import type { FeedSelector } from './feed-selector.js';
@@ -24,7 +26,7 @@ export interface EventClientOptions {
   pageSize?: number;
   /** Per-request timeout, in ms (long polls add their `maxWaitMs`). Default 30 000. */
   timeoutMs?: number;
-  /** The `fetch` to use. Default `globalThis.fetch`. */
+  /** The `fetch` to use, called as a plain function at call time. Default `globalThis.fetch`. */
   fetch?: typeof fetch;
   /** Clock for token lifetimes and `Retry-After` dates, ms since the epoch. Default `Date.now`. */
   now?: () => number;
@@ -90,12 +92,11 @@ export interface EventClient {
   put(events: NewEvent | readonly NewEvent[], options?: PutOptions): Promise<void>;
 }
 
-const DEFAULTS = { pageSize: 1000, timeoutMs: 30_000 } as const;
-const ALLOWED = new Set(['eventUrl', 'auth', 'signer', 'pageSize', 'timeoutMs', 'fetch', 'now']);
+const ALLOWED = ['eventUrl', 'auth', 'signer', 'pageSize', 'timeoutMs', 'fetch', 'now'];
 
 /**
  * Creates a client for the event data service. Runs anywhere with `fetch` and WebCrypto.
- * Option errors throw a `TypeError` naming the option.
+ * Option errors throw an `InvalidOptionError` (a `TypeError`) naming the option.
  *
  * @example
  * import { createEventClient, timestampToDate } from '@standby-licensing/sdk';
@@ -109,42 +110,31 @@ const ALLOWED = new Set(['eventUrl', 'auth', 'signer', 'pageSize', 'timeoutMs', 
  * }
  */
 export function createEventClient(options: EventClientOptions): EventClient {
-  if (typeof options !== 'object' || options === null) {
-    throw new TypeError('Expected event client options to be an object');
-  }
-  for (const key of Object.keys(options)) {
-    if (!ALLOWED.has(key)) throw new TypeError(`Unknown event client option \`${key}\``);
-  }
+  const o = option.object('options', options);
+  option.knownKeys('', o, ALLOWED);
+  const d = DEFAULTS.events;
   const eventUrl = resolveEventUrl(options.eventUrl);
-  const fetchFn = options.fetch ?? globalThis.fetch;
-  validateFunctionOption('fetch', fetchFn);
-  const now = options.now ?? Date.now;
-  validateFunctionOption('now', now);
-  const pageSize = options.pageSize ?? DEFAULTS.pageSize;
-  if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > MAX_PAGE_SIZE) {
-    throw new TypeError(`Expected \`pageSize\` to be an integer from 1 to ${MAX_PAGE_SIZE}`);
-  }
-  const timeoutMs = options.timeoutMs ?? DEFAULTS.timeoutMs;
-  if (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs <= 0) {
-    throw new TypeError('Expected `timeoutMs` to be a positive number of milliseconds');
-  }
-  if (
-    options.signer !== undefined &&
-    (typeof options.signer !== 'object' || options.signer === null)
-  ) {
-    throw new TypeError('Expected `signer` to be { privateKey, alg?, kid? }');
-  }
+  const send = createHttpAttempt(resolveFetch('fetch', options.fetch));
+  const now = option.fn('now', options.now, Date.now);
+  const pageSize = option.number('pageSize', options.pageSize, d.pageSize, {
+    min: 1,
+    max: MAX_PAGE_SIZE,
+    integer: true,
+  });
+  const timeoutMs = option.number('timeoutMs', options.timeoutMs, d.timeoutMs, { min: 1 });
+  if (options.signer !== undefined) option.object('signer', options.signer);
 
   const context: EventServiceContext = {
     eventUrl,
-    fetch: fetchFn,
+    send,
     now,
     timeoutMs,
     readToken: createReadTokenSource(options.auth, now),
   };
   const putContext = {
     eventUrl,
-    fetch: fetchFn,
+    send,
+    now,
     timeoutMs,
     signer: options.signer,
     keys: new WeakMap<EventSigner, Promise<CryptoKey>>(),
@@ -173,15 +163,15 @@ export function createEventClient(options: EventClientOptions): EventClient {
 }
 
 function resolveEventUrl(value: unknown): string {
-  if (typeof value !== 'string') throw new TypeError('Expected `eventUrl` to be a URL string');
+  if (typeof value !== 'string') option.fail('eventUrl', 'Expected `eventUrl` to be a URL string');
   let url: URL;
   try {
-    url = new URL(value);
+    url = new URL(value as string);
   } catch {
-    throw new TypeError('Expected `eventUrl` to be an absolute URL');
+    return option.fail('eventUrl', 'Expected `eventUrl` to be an absolute URL');
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new TypeError('Expected `eventUrl` to be an http(s) URL');
+    option.fail('eventUrl', 'Expected `eventUrl` to be an http(s) URL');
   }
   return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
 }

@@ -1,8 +1,7 @@
 import { LicensingError } from '../errors.js';
-import { parseRetryAfter } from '../internal/backoff.js';
-import { sendHttpAttempt } from '../internal/http-attempt.js';
+import { classifyOutcome } from '../transport/classify-outcome.js';
+import type { HttpAttempt } from '../transport/http-attempt.js';
 import type { FeedEvent } from './event-kinds.js';
-import { toEventServiceError } from './event-service-error.js';
 import type { ResolvedFeed } from './feed-selector.js';
 import type { ReadTokenSource } from './read-token.js';
 import { type EventTimestamp, timestampFromDigits } from './timestamp.js';
@@ -11,7 +10,8 @@ import { type EventTimestamp, timestampFromDigits } from './timestamp.js';
 export interface EventServiceContext {
   /** Base URL without a trailing slash. */
   eventUrl: string;
-  fetch: typeof fetch;
+  /** The SDK's HTTP sender (ky, `fetch` resolved at call time). */
+  send: HttpAttempt;
   now: () => number;
   /** Per-request timeout, in ms (long polls add their `maxWaitMs`). */
   timeoutMs: number;
@@ -79,17 +79,23 @@ export async function fetchFeedPage(
     const transient = !(cause instanceof LicensingError) || cause.code === 'SERVICE_UNAVAILABLE';
     return { ok: false, error, transient, retryAfterMs: undefined };
   }
-  const outcome = await sendHttpAttempt({
-    fetch: context.fetch,
+  const timeoutMs = context.timeoutMs + (query.maxWaitMs ?? 0);
+  const outcome = await context.send({
     url,
     headers: {
       Accept: 'application/json',
       ...(token === undefined ? {} : { Authorization: `Bearer ${token}` }),
     },
-    timeoutMs: context.timeoutMs + (query.maxWaitMs ?? 0),
+    timeoutMs,
     signal,
   });
-  if (outcome.kind === 'response' && outcome.status === 200) {
+  const verdict = classifyOutcome(outcome, {
+    service: 'events',
+    expect: 'json',
+    now: context.now(),
+    timeoutMs,
+  });
+  if (verdict.ok && outcome.kind === 'response' && outcome.status === 200) {
     try {
       return { ok: true, page: parseFeedBody(outcome.body) };
     } catch (cause) {
@@ -101,13 +107,18 @@ export async function fetchFeedPage(
       return { ok: false, error, transient: true, retryAfterMs: undefined };
     }
   }
-  const response = outcome.kind === 'response' ? outcome : undefined;
+  if (verdict.ok) {
+    const error = new LicensingError(
+      'SERVICE_UNAVAILABLE',
+      `The event service answered HTTP ${outcome.kind === 'response' ? outcome.status : '?'} instead of 200 with a feed (${url})`,
+    );
+    return { ok: false, error, transient: true, retryAfterMs: undefined };
+  }
   return {
     ok: false,
-    error: toEventServiceError(outcome),
-    transient:
-      !response || response.status >= 500 || response.status === 408 || response.status === 429,
-    retryAfterMs: response && parseRetryAfter(response.headers.get('retry-after'), context.now()),
+    error: verdict.error,
+    transient: verdict.outage,
+    retryAfterMs: verdict.retryAfterMs,
   };
 }
 

@@ -1,5 +1,5 @@
+import { feedBody, makeEvents } from '@test/helpers/fake-feed.js';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { feedBody, makeEvents } from '../../../test/events/fake-feed.js';
 import { createEventClient } from './create-event-client.js';
 import type { FollowRetryInfo } from './follow-feed.js';
 
@@ -88,7 +88,8 @@ describe('follow', () => {
     await vi.advanceTimersByTimeAsync(150);
     // 429 with Retry-After: 7 s beats the 300 ms backoff.
     expect(retries.at(-1)).toMatchObject({ attempt: 3, delayMs: 7000 });
-    expect(retries.at(-1)?.error).toMatchObject({ status: 429, code: 'REQUEST_REJECTED' });
+    // One HTTP→error mapping for every service: a 429 is transient, SERVICE_UNAVAILABLE.
+    expect(retries.at(-1)?.error).toMatchObject({ status: 429, code: 'SERVICE_UNAVAILABLE' });
     await vi.advanceTimersByTimeAsync(6999);
     expect(fetch).toHaveBeenCalledTimes(4);
     await vi.advanceTimersByTimeAsync(1);

@@ -1,8 +1,15 @@
+import pRetry from 'p-retry';
 import { LicensingError } from '../errors.js';
 import { abortableDelay } from '../internal/abortable-delay.js';
 import { computeBackoffDelay } from '../internal/backoff.js';
+import { DEFAULTS } from '../options.js';
 import type { FeedEvent } from './event-kinds.js';
-import { type EventServiceContext, fetchFeedPage } from './feed-page.js';
+import {
+  type EventServiceContext,
+  type FeedFetchResult,
+  fetchFeedPage,
+  type RawFeedPage,
+} from './feed-page.js';
 import { type FeedSelector, resolveFeed } from './feed-selector.js';
 import { checkInteger, checkSignal, MAX_PAGE_SIZE, optionalTimestamp } from './read-options.js';
 import type { EventTimestamp } from './timestamp.js';
@@ -52,6 +59,17 @@ export interface FollowDefaults {
   pageSize: number;
 }
 
+/** A failed page request inside the reconnect loop (internal to {@link followFeed}). */
+class PageFailure extends Error {
+  override name = 'PageFailure';
+  readonly result: Exclude<FeedFetchResult, { ok: true }>;
+
+  constructor(result: Exclude<FeedFetchResult, { ok: true }>) {
+    super(result.error.message, { cause: result.error });
+    this.result = result;
+  }
+}
+
 /**
  * Tails a feed forever with long polling. The cursor only moves to the `eventReceived` of an
  * event the iterator has delivered, so a reconnect neither skips nor repeats events. Transient
@@ -66,18 +84,24 @@ export function followFeed(
 ): AsyncGenerator<FeedEvent, void, undefined> {
   const feed = resolveFeed(feedSelector);
   let cursor: EventTimestamp = optionalTimestamp(options.after, 'after') ?? 0n;
-  const maxWaitMs = checkInteger(options.maxWaitMs ?? 30_000, 'maxWaitMs', 0, 60_000);
-  const minWaitMs = checkInteger(options.minWaitMs ?? 0, 'minWaitMs', 0, 60_000);
+  const d = DEFAULTS.follow;
+  const maxWaitMs = checkInteger(options.maxWaitMs ?? d.maxWaitMs, 'maxWaitMs', 0, 60_000);
+  const minWaitMs = checkInteger(options.minWaitMs ?? d.minWaitMs, 'minWaitMs', 0, 60_000);
   const pageSize = checkInteger(
     options.pageSize ?? defaults.pageSize,
     'pageSize',
     1,
     MAX_PAGE_SIZE,
   );
-  const baseMs = checkInteger(options.retryDelayMs ?? 1000, 'retryDelayMs', 1, 3_600_000);
-  const maxMs = checkInteger(options.maxRetryDelayMs ?? 30_000, 'maxRetryDelayMs', 1, 3_600_000);
+  const baseMs = checkInteger(options.retryDelayMs ?? d.retryDelayMs, 'retryDelayMs', 1, 3_600_000);
+  const maxMs = checkInteger(
+    options.maxRetryDelayMs ?? d.maxRetryDelayMs,
+    'maxRetryDelayMs',
+    1,
+    3_600_000,
+  );
   const minPollIntervalMs = checkInteger(
-    options.minPollIntervalMs ?? 1000,
+    options.minPollIntervalMs ?? d.minPollIntervalMs,
     'minPollIntervalMs',
     0,
     3_600_000,
@@ -86,29 +110,58 @@ export function followFeed(
   const { onRetry } = options;
   const random = options.random ?? Math.random;
 
+  const isTransient = (error: unknown): error is PageFailure =>
+    error instanceof PageFailure && error.result.transient;
+
+  /**
+   * The next page after `cursor`, reconnecting on p-retry until one arrives: transient failures
+   * (network, timeout, 5xx, 408, 429, a throwing token provider) wait with jittered exponential
+   * backoff, or the server's `Retry-After` when longer (p-retry's own delay is 0 because the wait
+   * depends on the failure); any other failure ends the follow with its error.
+   */
+  async function nextPage(started: { at: number }): Promise<RawFeedPage> {
+    try {
+      return await pRetry(
+        async () => {
+          started.at = context.now();
+          const result = await fetchFeedPage(
+            context,
+            feed,
+            { after: cursor, maxEventCount: pageSize, newest: false, minWaitMs, maxWaitMs },
+            signal,
+          );
+          if (!result.ok) throw new PageFailure(result);
+          return result.page;
+        },
+        {
+          retries: Number.POSITIVE_INFINITY,
+          minTimeout: 0,
+          maxTimeout: 0,
+          ...(signal ? { signal } : {}),
+          shouldRetry: ({ error }) => isTransient(error),
+          onFailedAttempt: async ({ error, attemptNumber }) => {
+            if (!isTransient(error)) return;
+            const backoff = computeBackoffDelay(attemptNumber - 1, { baseMs, maxMs, random });
+            const delayMs = Math.max(backoff, error.result.retryAfterMs ?? 0);
+            onRetry?.({ error: error.result.error, attempt: attemptNumber, delayMs });
+            await abortableDelay(delayMs, signal);
+          },
+        },
+      );
+    } catch (error) {
+      if (signal?.aborted) throw signal.reason;
+      throw error instanceof PageFailure ? error.result.error : error;
+    }
+  }
+
   return (async function* tail() {
-    let failures = 0;
     for (;;) {
       signal?.throwIfAborted();
-      const startedAt = context.now();
-      const result = await fetchFeedPage(
-        context,
-        feed,
-        { after: cursor, maxEventCount: pageSize, newest: false, minWaitMs, maxWaitMs },
-        signal,
-      );
-      if (!result.ok) {
-        if (!result.transient) throw result.error;
-        failures += 1;
-        const backoff = computeBackoffDelay(failures - 1, { baseMs, maxMs, random });
-        const delayMs = Math.max(backoff, result.retryAfterMs ?? 0);
-        onRetry?.({ error: result.error, attempt: failures, delayMs });
-        await abortableDelay(delayMs, signal);
-        continue;
-      }
-      failures = 0;
+      const started = { at: context.now() };
+      const page = await nextPage(started);
+      const startedAt = started.at;
       let delivered = 0;
-      for (const event of result.page.events) {
+      for (const event of page.events) {
         // Only strictly newer events: never repeat one, even if the server sends it again.
         if (event.eventReceived <= cursor) continue;
         signal?.throwIfAborted();
@@ -116,7 +169,7 @@ export function followFeed(
         delivered += 1;
         yield event;
       }
-      if (delivered === 0 && result.page.events.length > 0) {
+      if (delivered === 0 && page.events.length > 0) {
         throw new LicensingError(
           'FEED_CURSOR_REPEATED',
           `The event service answered after=${cursor} with no newer event for feed ${feed.name}: stopping instead of looping`,

@@ -1,7 +1,7 @@
 import { CompactSign } from 'jose';
 import { LicensingError } from '../errors.js';
-import { sendHttpAttempt } from '../internal/http-attempt.js';
-import { toEventServiceError } from './event-service-error.js';
+import { classifyOutcome } from '../transport/classify-outcome.js';
+import type { HttpAttempt } from '../transport/http-attempt.js';
 import {
   type EventSigningAlgorithm,
   importSigningKey,
@@ -49,7 +49,9 @@ export interface PutOptions {
 /** What `put` needs from the client. */
 export interface PutContext {
   eventUrl: string;
-  fetch: typeof fetch;
+  /** The SDK's HTTP sender (ky, `fetch` resolved at call time). */
+  send: HttpAttempt;
+  now: () => number;
   timeoutMs: number;
   signer: EventSigner | undefined;
   /** Imported keys per signer object, so a reused signer is imported once. */
@@ -98,8 +100,7 @@ export async function putEvents(
   if (jws.length > MAX_BODY_BYTES) {
     throw invalid(`the signed batch is ${jws.length} bytes; the service takes at most 1 MiB`);
   }
-  const outcome = await sendHttpAttempt({
-    fetch: context.fetch,
+  const outcome = await context.send({
     url: `${context.eventUrl}/put`,
     method: 'POST',
     headers: { 'Content-Type': 'application/jose', Accept: 'application/json' },
@@ -108,7 +109,17 @@ export async function putEvents(
     signal: options.signal,
   });
   if (outcome.kind === 'response' && outcome.status === 201) return;
-  throw toEventServiceError(outcome);
+  const verdict = classifyOutcome(outcome, {
+    service: 'events',
+    expect: 'none',
+    now: context.now(),
+    timeoutMs: context.timeoutMs,
+  });
+  if (!verdict.ok) throw verdict.error;
+  throw new LicensingError(
+    'SERVICE_UNAVAILABLE',
+    `The event service answered HTTP ${outcome.kind === 'response' ? outcome.status : '?'} instead of 201 (${context.eventUrl}/put)`,
+  );
 }
 
 /** Refuses, before sending, what the service would refuse with 400 `invalid_request`. */

@@ -1,4 +1,4 @@
-import { LicensingError } from '../errors.js';
+import { argument } from '../internal/validate-option.js';
 import { type EventTimestamp, parseTimestamp } from './timestamp.js';
 
 /** Largest `maxEventCount` the event service honours (DECISIONS.md). */
@@ -6,13 +6,7 @@ export const MAX_PAGE_SIZE = 10_000;
 
 /** Throws LicensingError INVALID_ARGUMENT unless `value` is an integer in [min, max]. */
 export function checkInteger(value: unknown, name: string, min: number, max: number): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    throw new LicensingError(
-      'INVALID_ARGUMENT',
-      `${name} must be an integer from ${min} to ${max}`,
-    );
-  }
-  return value;
+  return argument.number(name, value, Number.NaN, { min, max, integer: true });
 }
 
 /** Reads an optional timestamp option (`bigint` or decimal digits). */
@@ -22,6 +16,5 @@ export function optionalTimestamp(value: unknown, name: string): EventTimestamp 
 
 /** Throws LicensingError INVALID_ARGUMENT unless `signal` is undefined or an AbortSignal. */
 export function checkSignal(value: unknown): AbortSignal | undefined {
-  if (value === undefined || value instanceof AbortSignal) return value;
-  throw new LicensingError('INVALID_ARGUMENT', 'signal must be an AbortSignal');
+  return argument.signal('signal', value);
 }

@@ -1,5 +1,6 @@
 import { SignJWT } from 'jose';
 import { LicensingError } from '../errors.js';
+import { option } from '../internal/validate-option.js';
 import type { ResolvedFeed } from './feed-selector.js';
 import {
   type EventSigningAlgorithm,
@@ -54,11 +55,10 @@ export function createReadTokenSource(
 ): ReadTokenSource {
   if (auth === undefined) return async () => undefined;
   if (typeof auth !== 'object' || auth === null) {
-    throw new TypeError('Expected `auth` to be { token } or { privateKey }');
+    option.fail('auth', 'Expected `auth` to be { token } or { privateKey }');
   }
   if ('token' in auth) {
-    if (typeof auth.token !== 'function')
-      throw new TypeError('Expected `auth.token` to be a function');
+    option.requireFn('auth.token', auth.token);
     return async (feed) => {
       const token = await auth.token({ feed: feed.name });
       if (typeof token !== 'string' || token.length === 0) {
@@ -72,17 +72,11 @@ export function createReadTokenSource(
 
 function createSignedTokenSource(auth: EventReadKey, now: () => number): ReadTokenSource {
   const alg = resolveAlgorithm(auth.alg, 'auth.alg');
-  const ttlMs = auth.ttlMs ?? DEFAULT_TTL_MS;
-  if (typeof ttlMs !== 'number' || !Number.isFinite(ttlMs) || ttlMs < 10_000) {
-    throw new TypeError('Expected `auth.ttlMs` to be a number of milliseconds >= 10000');
-  }
+  const ttlMs = option.number('auth.ttlMs', auth.ttlMs, DEFAULT_TTL_MS, { min: 10_000 });
   if (auth.kid !== undefined && typeof auth.kid !== 'string') {
-    throw new TypeError('Expected `auth.kid` to be a string');
+    option.fail('auth.kid', 'Expected `auth.kid` to be a string');
   }
-  const scope = auth.scope ?? 'feed';
-  if (scope !== 'feed' && scope !== 'all') {
-    throw new TypeError("Expected `auth.scope` to be 'feed' or 'all'");
-  }
+  const scope = option.oneOf('auth.scope', auth.scope, ['feed', 'all'], 'feed');
   let key: Promise<CryptoKey> | undefined;
   const cache = new Map<string, { token: string; refreshAt: number }>();
   const inFlight = new Map<string, Promise<string>>();

@@ -1,5 +1,5 @@
 import { isLicensingError, LicensingError, type LicensingErrorCode } from '../errors.js';
-import { FailedAttempt } from './failed-attempt.js';
+import { FailedAttempt } from '../transport/failed-attempt.js';
 
 /** Standby outcomes that keep their own code when both services failed. */
 const KEPT_CODES: readonly LicensingErrorCode[] = [
@@ -19,10 +19,13 @@ export function combineFailures(mainErrors: readonly unknown[], standbyError: un
   const kept = isLicensingError(standby) && KEPT_CODES.includes(standby.code);
   if (!(standbyError instanceof FailedAttempt) && !kept) return standby;
   const code: LicensingErrorCode = kept ? (standby as LicensingError).code : 'SERVICE_UNAVAILABLE';
+  const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
   const message =
     code === 'SERVICE_UNAVAILABLE'
-      ? 'Neither the main nor the standby licensing service could serve the request'
-      : `The main licensing service failed and the standby refused: ${(standby as Error).message}`;
+      ? `Neither licensing service could serve the request. main: ${
+          mainErrors.length === 0 ? 'not tried' : messageOf(mainErrors.at(-1))
+        }; standby: ${messageOf(standby)}`
+      : `The main licensing service failed and the standby refused: ${messageOf(standby)}`;
   return new LicensingError(code, message, {
     cause: new AggregateError([...mainErrors, standby], 'main and standby attempts'),
   });

@@ -1,9 +1,10 @@
-import type { LicensingError } from '../errors.js';
+import pRetry from 'p-retry';
+import { LicensingError } from '../errors.js';
 import { abortableDelay } from '../internal/abortable-delay.js';
 import { computeBackoffDelay } from '../internal/backoff.js';
-import type { FailureReason } from './classify-failure.js';
-import { FailedAttempt } from './failed-attempt.js';
-import type { AttemptOperation, FailoverDeps } from './failover-strategy.js';
+import { FailedAttempt } from '../transport/failed-attempt.js';
+import type { FailureReason } from '../types.js';
+import type { AttemptOperation, StrategyDeps } from './strategy.js';
 
 /** Failures that say nothing is listening: retrying them at once loads no one. */
 const IMMEDIATE_RETRY: ReadonlySet<FailureReason> = new Set(['connection-refused', 'dns']);
@@ -14,50 +15,80 @@ export type MainAttemptsResult<T> =
   | { ok: false; errors: LicensingError[] };
 
 /**
- * Tries the main service up to `mainAttempts` times. Outages are retried after a jittered,
- * bounded backoff (or the server's `Retry-After`, capped), with abortable waits; a refusal
- * (400/401/403/404) is thrown at once, since the standby would not answer differently.
- * A refused connection or a failed DNS lookup is retried at once: nothing is overloaded, a
- * wait only delays failover (bench row 3: 208 ms → 20 ms to the first standby lease).
+ * Tries the main service up to `mainAttempts` times (Strategy A's and B's "set number of
+ * attempts"), on p-retry. Outages are retried; a refusal (400/401/403/404) is thrown at once,
+ * since the standby would not answer differently. The wait before a retry depends on the failure,
+ * which p-retry's attempt-number schedule cannot express, so p-retry's own delay is 0 and the
+ * wait happens in `onFailedAttempt` (which p-retry awaits): none after a refused connection or a
+ * failed DNS lookup (nothing is overloaded; a wait only delays failover, bench row 3: 208 ms →
+ * 20 ms), else jittered exponential backoff, or the server's `Retry-After` when longer (capped).
  */
 export async function tryMainAttempts<T>(
   operation: AttemptOperation<T>,
-  deps: FailoverDeps,
+  deps: StrategyDeps,
   signal?: AbortSignal,
 ): Promise<MainAttemptsResult<T>> {
-  const { failover, random } = deps.options;
+  const { failover, random, events } = deps;
   const errors: LicensingError[] = [];
-  for (let attempt = 1; attempt <= failover.mainAttempts; attempt++) {
-    signal?.throwIfAborted();
-    try {
-      return { ok: true, value: await operation('main', signal) };
-    } catch (error) {
-      if (!(error instanceof FailedAttempt)) throw error;
-      const { verdict } = error;
-      if (!verdict.outage) throw verdict.error;
-      errors.push(verdict.error);
-      const last = attempt === failover.mainAttempts;
-      const retryInMs = last
-        ? undefined
-        : IMMEDIATE_RETRY.has(verdict.reason)
-          ? 0
-          : Math.max(
-              computeBackoffDelay(attempt - 1, {
-                baseMs: failover.backoffBaseMs,
-                maxMs: failover.backoffMaxMs,
-                random,
-              }),
-              Math.min(verdict.retryAfterMs ?? 0, failover.retryAfterMaxMs),
-            );
-      deps.events.emit('attemptFailed', {
-        service: 'main',
-        attempt,
-        reason: verdict.reason,
-        error: verdict.error,
-        ...(retryInMs === undefined ? {} : { retryInMs }),
-      });
-      if (retryInMs !== undefined) await abortableDelay(retryInMs, signal);
-    }
+  const isOutage = (error: unknown): error is FailedAttempt =>
+    error instanceof FailedAttempt && error.verdict.outage;
+  try {
+    const value = await pRetry(() => operation('main', signal), {
+      retries: failover.mainAttempts - 1,
+      minTimeout: 0,
+      maxTimeout: 0,
+      ...(signal ? { signal } : {}),
+      shouldRetry: ({ error }) => isOutage(error),
+      onFailedAttempt: async ({ error, attemptNumber, retriesLeft }) => {
+        if (!isOutage(error)) return;
+        const { verdict } = error;
+        errors.push(verdict.error);
+        const retryInMs =
+          retriesLeft === 0
+            ? undefined
+            : IMMEDIATE_RETRY.has(verdict.reason)
+              ? 0
+              : Math.max(
+                  computeBackoffDelay(attemptNumber - 1, {
+                    baseMs: failover.backoffBaseMs,
+                    maxMs: failover.backoffMaxMs,
+                    random,
+                  }),
+                  Math.min(verdict.retryAfterMs ?? 0, failover.retryAfterMaxMs),
+                );
+        events.emit('attemptFailed', {
+          service: 'main',
+          attempt: attemptNumber,
+          reason: verdict.reason,
+          error: verdict.error,
+          ...(retryInMs === undefined ? {} : { retryInMs }),
+        });
+        if (retryInMs) await abortableDelay(retryInMs, signal);
+      },
+    });
+    return { ok: true, value };
+  } catch (error) {
+    if (signal?.aborted) throw signal.reason;
+    if (isOutage(error)) return { ok: false, errors };
+    if (error instanceof FailedAttempt) throw error.verdict.error;
+    throw error;
   }
-  return { ok: false, errors };
+}
+
+/**
+ * Runs an operation only main offers with {@link tryMainAttempts}; when every attempt failed,
+ * rejects with `SERVICE_UNAVAILABLE` whose cause is an AggregateError of the attempts.
+ */
+export async function runOnMain<T>(
+  operation: AttemptOperation<T>,
+  deps: StrategyDeps,
+  signal?: AbortSignal,
+): Promise<T> {
+  const main = await tryMainAttempts(operation, deps, signal);
+  if (main.ok) return main.value;
+  throw new LicensingError(
+    'SERVICE_UNAVAILABLE',
+    `The main licensing service failed: ${main.errors.at(-1)?.message ?? 'no attempt'}`,
+    { cause: new AggregateError(main.errors, 'main attempts') },
+  );
 }

@@ -1,14 +1,14 @@
-import type { LicensingService } from './classify-failure.js';
+import { FailedAttempt } from '../transport/failed-attempt.js';
+import type { LicensingService } from '../types.js';
 import { combineFailures } from './combine-failures.js';
-import { FailedAttempt } from './failed-attempt.js';
-import type { AttemptOperation, FailoverDeps, FailoverStrategy } from './failover-strategy.js';
-import { tryMainAttempts } from './main-attempts.js';
+import { runOnMain, tryMainAttempts } from './main-attempts.js';
+import type { AttemptOperation, FailoverStrategy, StrategyDeps } from './strategy.js';
 
 /**
  * Strategy A: every call tries the main service `mainAttempts` times, then the standby once.
  * `activeService` reports who served the last call; `failover`/`failback` fire when that changes.
  */
-export function createStrategyA(deps: FailoverDeps): FailoverStrategy {
+export function createStrategyA(deps: StrategyDeps): FailoverStrategy {
   let active: LicensingService = 'main';
   return {
     get activeService() {
@@ -50,6 +50,7 @@ export function createStrategyA(deps: FailoverDeps): FailoverStrategy {
       }
       return value;
     },
+    runOnMain: (operation, signal) => runOnMain(operation, deps, signal),
     close() {},
   };
 }

@@ -1,11 +1,13 @@
-import type { FailbackReason } from '../client/licensing-events.js';
 import { LicensingError } from '../errors.js';
 import { abortable } from '../internal/abortable.js';
-import type { LicensingService } from './classify-failure.js';
+import type { FailbackReason } from '../licensing-events.js';
+import { FailedAttempt } from '../transport/failed-attempt.js';
+import type { LicensingService } from '../types.js';
 import { combineFailures } from './combine-failures.js';
-import { FailedAttempt } from './failed-attempt.js';
-import type { AttemptOperation, FailoverDeps, FailoverStrategy } from './failover-strategy.js';
-import { tryMainAttempts } from './main-attempts.js';
+import { runOnMain, tryMainAttempts } from './main-attempts.js';
+import { isMainReachable } from './main-probe.js';
+import { isStandbyEnabled } from './standby-status.js';
+import type { AttemptOperation, FailoverStrategy, StrategyDeps } from './strategy.js';
 
 /**
  * Strategy B (sticky standby). After the main service fails `mainAttempts` times, one shared
@@ -14,8 +16,8 @@ import { tryMainAttempts } from './main-attempts.js';
  * false); then calls go to main again. While on the standby, main is probed every
  * `probeIntervalMs` with a request that moves no lease, and the client fails back when it answers.
  */
-export function createStrategyB(deps: FailoverDeps): FailoverStrategy {
-  const { probeIntervalMs } = deps.options.failover;
+export function createStrategyB(deps: StrategyDeps): FailoverStrategy {
+  const { probeIntervalMs } = deps.failover;
   let active: LicensingService = 'main';
   let enabledCheck: Promise<boolean> | undefined;
   let probeTimer: ReturnType<typeof setTimeout> | undefined;
@@ -25,7 +27,7 @@ export function createStrategyB(deps: FailoverDeps): FailoverStrategy {
 
   const checkEnabled = (): Promise<boolean> => {
     // One check in flight, shared by every call that needs it.
-    enabledCheck ??= deps.checkStandbyEnabled(lifetime.signal).finally(() => {
+    enabledCheck ??= isStandbyEnabled(deps.transport, lifetime.signal).finally(() => {
       enabledCheck = undefined;
     });
     return enabledCheck;
@@ -46,7 +48,7 @@ export function createStrategyB(deps: FailoverDeps): FailoverStrategy {
   const probe = async () => {
     probeTimer = undefined;
     if (closed || active !== 'standby') return;
-    const mainUp = await deps.probeMain(lifetime.signal).catch(() => false);
+    const mainUp = await isMainReachable(deps.transport, lifetime.signal).catch(() => false);
     if (closed || active !== 'standby') return;
     if (mainUp) {
       failBack('main-recovered');
@@ -133,6 +135,7 @@ export function createStrategyB(deps: FailoverDeps): FailoverStrategy {
       if (standby.ok) return standby.value;
       throw combineFailures(main.errors, standby.error);
     },
+    runOnMain: (operation, signal) => runOnMain(operation, deps, signal),
     close() {
       closed = true;
       stopProbe();

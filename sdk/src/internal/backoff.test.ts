@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { computeBackoffDelay, parseRetryAfter } from './backoff.js';
+import { computeBackoffDelay } from './backoff.js';
 
 describe('computeBackoffDelay', () => {
   it('stays within [ceiling / 2, ceiling] and never above maxMs', () => {
@@ -25,16 +25,5 @@ describe('computeBackoffDelay', () => {
       computeBackoffDelay(n, { baseMs: 100, maxMs: 10_000, random: () => 0.999_999 }),
     );
     expect(delays).toEqual([100, 200, 400, 800]);
-  });
-});
-
-describe('parseRetryAfter', () => {
-  it('parses seconds and dates, rejects garbage, never negative', () => {
-    const now = Date.UTC(2030, 0, 1);
-    expect(parseRetryAfter('3', now)).toBe(3000);
-    expect(parseRetryAfter(new Date(now + 5000).toUTCString(), now)).toBe(5000);
-    expect(parseRetryAfter(new Date(now - 5000).toUTCString(), now)).toBe(0);
-    expect(parseRetryAfter('soon', now)).toBeUndefined();
-    expect(parseRetryAfter(null, now)).toBeUndefined();
   });
 });

@@ -1,12 +1,118 @@
-/** Throws a TypeError naming `name` unless `value` is a finite number >= 0. */
-export function validateDurationOption(name: string, value: unknown): number {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
-    throw new TypeError(`Expected \`${name}\` to be a finite number of milliseconds >= 0`);
-  }
-  return value;
+// The SDK's one family of input validators (p-retry `validateNumberOption`). Each check names the
+// offending input. `option` checks construction options and throws InvalidOptionError (a
+// TypeError); `argument` checks per-call arguments and throws LicensingError INVALID_ARGUMENT.
+import { InvalidOptionError, LicensingError } from '../errors.js';
+
+interface NumberRule {
+  /** Smallest allowed value. Default 0. */
+  min?: number;
+  /** Largest allowed value. Default: unbounded. */
+  max?: number;
+  /** Whole numbers only. Default false. */
+  integer?: boolean;
 }
 
-/** Throws a TypeError naming `name` unless `value` is a function. */
-export function validateFunctionOption(name: string, value: unknown): void {
-  if (typeof value !== 'function') throw new TypeError(`Expected \`${name}\` to be a function`);
+/** Validators bound to one way of failing. */
+export interface Validators {
+  /** `value`, or `fallback` when undefined; throws unless a finite number within the rule. */
+  number(name: string, value: unknown, fallback: number, rule?: NumberRule): number;
+  /** `value` as a function, or `fallback` when undefined. */
+  fn<T>(name: string, value: unknown, fallback: T): T;
+  /** Throws unless `value` is a function. */
+  requireFn(name: string, value: unknown): void;
+  /** `value` as a non-empty string, or undefined when undefined. */
+  string(name: string, value: unknown): string | undefined;
+  /** `value` as a boolean, or `fallback` when undefined. */
+  boolean(name: string, value: unknown, fallback: boolean): boolean;
+  /** `value` if it is one of `allowed`, `fallback` when undefined. */
+  oneOf<T extends string>(name: string, value: unknown, allowed: readonly T[], fallback: T): T;
+  /** Throws unless `value` is a plain object; returns it. */
+  object(name: string, value: unknown): Record<string, unknown>;
+  /** Throws on the first key of `value` not in `allowed`. */
+  knownKeys(name: string, value: Record<string, unknown>, allowed: readonly string[]): void;
+  /** Throws unless `value` is undefined or an AbortSignal. */
+  signal(name: string, value: unknown): AbortSignal | undefined;
+  /** Throws with `message` naming `name`. */
+  fail(name: string, message: string): never;
 }
+
+function describeRule({ min = 0, max, integer }: NumberRule): string {
+  const kind = integer ? 'an integer' : 'a finite number';
+  return max === undefined ? `${kind} >= ${min}` : `${kind} from ${min} to ${max}`;
+}
+
+function createValidators(fail: (name: string, message: string) => never): Validators {
+  const validators: Validators = {
+    number(name, value, fallback, rule = {}) {
+      if (value === undefined) return fallback;
+      const { min = 0, max = Number.POSITIVE_INFINITY, integer = false } = rule;
+      if (
+        typeof value !== 'number' ||
+        !Number.isFinite(value) ||
+        value < min ||
+        value > max ||
+        (integer && !Number.isInteger(value))
+      ) {
+        fail(name, `Expected \`${name}\` to be ${describeRule(rule)}, got ${String(value)}`);
+      }
+      return value as number;
+    },
+    fn<T>(name: string, value: unknown, fallback: T): T {
+      if (value === undefined) return fallback;
+      validators.requireFn(name, value);
+      return value as T;
+    },
+    requireFn(name, value) {
+      if (typeof value !== 'function') fail(name, `Expected \`${name}\` to be a function`);
+    },
+    string(name, value) {
+      if (value === undefined) return undefined;
+      if (typeof value !== 'string' || value === '') {
+        fail(name, `Expected \`${name}\` to be a non-empty string`);
+      }
+      return value as string;
+    },
+    boolean(name, value, fallback) {
+      if (value === undefined) return fallback;
+      if (typeof value !== 'boolean') fail(name, `Expected \`${name}\` to be true or false`);
+      return value as boolean;
+    },
+    oneOf(name, value, allowed, fallback) {
+      if (value === undefined) return fallback;
+      if (!allowed.includes(value as never)) {
+        fail(name, `Expected \`${name}\` to be one of ${allowed.map((a) => `'${a}'`).join(', ')}`);
+      }
+      return value as never;
+    },
+    object(name, value) {
+      if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+        fail(name, `Expected \`${name}\` to be an object`);
+      }
+      return value as Record<string, unknown>;
+    },
+    knownKeys(name, value, allowed) {
+      for (const key of Object.keys(value)) {
+        if (!allowed.includes(key)) {
+          const path = name ? `${name}.${key}` : key;
+          fail(path, `Unknown option \`${path}\``);
+        }
+      }
+    },
+    signal(name, value) {
+      if (value === undefined || value instanceof AbortSignal) return value;
+      return fail(name, `Expected \`${name}\` to be an AbortSignal`);
+    },
+    fail,
+  };
+  return validators;
+}
+
+/** Validators for construction options: throw {@link InvalidOptionError}. */
+export const option: Validators = createValidators((name, message) => {
+  throw new InvalidOptionError(name, message);
+});
+
+/** Validators for per-call arguments: throw LicensingError `INVALID_ARGUMENT`. */
+export const argument: Validators = createValidators((_name, message) => {
+  throw new LicensingError('INVALID_ARGUMENT', message);
+});

@@ -1,7 +1,7 @@
+import { parseAuthzQuery } from '@test/helpers/fake-licensing.js';
+import { authzHandler, makeClient, NOW, serviceClock } from '@test/helpers/licensing-test-setup.js';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { authzHandler, makeClient, NOW, serviceClock } from '../client/licensing-test-setup.js';
-import { parseAuthzQuery } from '../internal/fake-licensing.js';
 
 const server = setupServer();
 const HOUR = 3_600_000;
@@ -100,6 +100,25 @@ describe('lease keeper', () => {
       false,
       true,
     ]);
+    await settle(client.close());
+  });
+
+  it('reports a re-issue main denies as LICENSE_DENIED and keeps trying', async () => {
+    // The renewal is refused (404: main lost the lease id), so the keeper checks the item out
+    // anew, and main denies it.
+    const main = authzHandler('main', ['ok', 404, 'deny'], undefined, ['ItemA']);
+    server.use(main.handler);
+    const { client, named } = keeperClient();
+    const { leases } = await settle(client.checkout(['ItemA']));
+    client.keepAlive(leases, { retryBaseMs: 1_000 });
+    await vi.advanceTimersByTimeAsync(6 * HOUR + 10);
+    await vi.advanceTimersByTimeAsync(1_000);
+    const failed = named('renewFailed') as Array<{ error: { code: string }; failures: number }>;
+    expect(failed.map((f) => f.error.code)).toEqual(['NOT_FOUND', 'LICENSE_DENIED']);
+    expect(failed[1]!.error).toMatchObject({
+      name: 'LicensingError',
+      cause: { item: 'ItemA', code: 'noLicenseFound' },
+    });
     await settle(client.close());
   });
 

@@ -1,12 +1,9 @@
-import type {
-  CallOptions,
-  CheckoutItem,
-  CheckoutResult,
-} from '../client/build-licensing-client.js';
-import type { LicensingEventHub } from '../client/licensing-events.js';
-import { isLicensingError } from '../errors.js';
+import { isLicensingError, LicensingError } from '../errors.js';
 import { computeBackoffDelay } from '../internal/backoff.js';
-import type { Lease } from './lease.js';
+import { option } from '../internal/validate-option.js';
+import type { LicensingEventHub } from '../licensing-events.js';
+import { DEFAULTS } from '../options.js';
+import type { CallOptions, CheckoutItem, CheckoutResult, Lease } from '../types.js';
 
 /** Settings of a lease keeper. Durations in ms. */
 export interface LeaseKeeperOptions {
@@ -37,8 +34,8 @@ export interface LeaseKeeper {
   close(options?: CallOptions): Promise<void>;
 }
 
-/** What the keeper needs from the client. */
-export interface LeaseKeeperHost {
+/** What the keeper works with: the client's operations and clock, passed down as plain values. */
+export interface LeaseKeeperDeps {
   renew(lease: Lease, options?: CallOptions): Promise<Lease>;
   checkout(
     items: readonly (string | CheckoutItem)[],
@@ -68,13 +65,19 @@ const REISSUE_CODES = new Set(['NOT_FOUND', 'REQUEST_REJECTED', 'TOKEN_INVALID']
  * through failover and failback. Timers are unref'd so they never keep a Node process alive.
  */
 export function createLeaseKeeper(
-  host: LeaseKeeperHost,
+  host: LeaseKeeperDeps,
   options: LeaseKeeperOptions = {},
 ): LeaseKeeper {
-  const jitterRatio = checkNumber('jitterRatio', options.jitterRatio, 0.1, 1);
-  const retryBaseMs = checkNumber('retryBaseMs', options.retryBaseMs, 1_000);
-  const retryMaxMs = checkNumber('retryMaxMs', options.retryMaxMs, 60_000);
-  const releaseOnClose = options.releaseOnClose ?? true;
+  const d = DEFAULTS.keeper;
+  option.knownKeys(
+    'keepAlive options',
+    option.object('keepAlive options', options),
+    Object.keys(d),
+  );
+  const jitterRatio = option.number('jitterRatio', options.jitterRatio, d.jitterRatio, { max: 1 });
+  const retryBaseMs = option.number('retryBaseMs', options.retryBaseMs, d.retryBaseMs);
+  const retryMaxMs = option.number('retryMaxMs', options.retryMaxMs, d.retryMaxMs);
+  const releaseOnClose = option.boolean('releaseOnClose', options.releaseOnClose, d.releaseOnClose);
   const entries = new Map<string, Entry>();
   let closed = false;
 
@@ -100,10 +103,14 @@ export function createLeaseKeeper(
       if (entry.reissue) {
         const result = await host.checkout([previous.item], { signal: controller.signal });
         const granted = result.leases[0];
-        if (!granted)
-          throw Object.assign(new Error(`'${previous.item}' was denied`), {
-            denied: result.denied,
-          });
+        if (!granted) {
+          const denial = result.denied[0];
+          throw new LicensingError(
+            'LICENSE_DENIED',
+            `'${previous.item}' was denied${denial ? `: ${denial.code}` : ''}`,
+            { cause: denial },
+          );
+        }
         next = granted;
         host.events.emit('leaseRenewed', { previous, lease: next, reissued: true });
       } else {
@@ -181,17 +188,4 @@ export function createLeaseKeeper(
       await host.release(leases, callOptions).catch(() => undefined);
     },
   };
-}
-
-function checkNumber(
-  name: string,
-  value: unknown,
-  fallback: number,
-  max = Number.POSITIVE_INFINITY,
-) {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > max) {
-    throw new TypeError(`Expected \`${name}\` to be a number from 0 to ${max}`);
-  }
-  return value;
 }

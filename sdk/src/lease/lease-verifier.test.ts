@@ -1,11 +1,11 @@
-import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   createTestPki,
   createTestRoot,
   createTestSigningKey,
   type TestPki,
   type TestSigningKey,
-} from '../internal/test-pki.js';
+} from '@test/helpers/test-pki.js';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { x509 } from '../internal/x509.js';
 import {
   createLeaseVerifier,
@@ -83,7 +83,7 @@ async function refusal(promise: Promise<unknown>) {
     (reason: unknown) => reason,
   );
   expect(error, 'expected a rejection').toBeDefined();
-  return error as { code: string; message: string; cause?: unknown };
+  return error as { code: string; reason?: string; message: string; cause?: unknown };
 }
 
 describe('createLeaseVerifier', () => {
@@ -109,6 +109,7 @@ describe('createLeaseVerifier', () => {
     const { verifier } = setup(jwksOf(foreign));
     const error = await refusal(verifier.verify(await foreign.sign(lease()), { service: 'main' }));
     expect(error.code).toBe('TOKEN_INVALID');
+    expect(error.reason).toBe('chain');
     expect(error.message).toMatch(/neither an embedded root nor signed by one/);
   });
 
@@ -118,6 +119,7 @@ describe('createLeaseVerifier', () => {
     const token = await pki.signLease(lease(), { kid: 'mixed' });
     const error = await refusal(verifier.verify(token, { service: 'standby' }));
     expect(error.code).toBe('TOKEN_INVALID');
+    expect(error.reason).toBe('modulus');
     expect(error.message).toMatch(/modulus/);
   });
 
@@ -137,6 +139,7 @@ describe('createLeaseVerifier', () => {
     for (const token of [tamperedPayload, tamperedSignature]) {
       const error = await refusal(verifier.verify(token, { service: 'main' }));
       expect(error.code).toBe('TOKEN_INVALID');
+      expect(error.reason).toBe('signature');
     }
     await expect(
       verifier.verify(`${header}.${payload}.${signature}`, { service: 'main' }),
@@ -149,6 +152,7 @@ describe('createLeaseVerifier', () => {
       const token = await pki.signLease(lease(), { alg });
       const error = await refusal(verifier.verify(token, { service: 'main' }));
       expect(error.code).toBe('TOKEN_INVALID');
+      expect(error.reason).toBe('alg');
       expect(error.message).toMatch(/only RS256/);
     }
     expect(loadJwks).not.toHaveBeenCalled();
@@ -160,6 +164,7 @@ describe('createLeaseVerifier', () => {
     for (const token of [noKid, 'abc', 'a.b', 42 as unknown as string]) {
       const error = await refusal(verifier.verify(token, { service: 'main' }));
       expect(error.code).toBe('TOKEN_INVALID');
+      expect(error.reason).toBe(token === noKid ? 'kid' : 'malformed');
     }
     expect(loadJwks).not.toHaveBeenCalled();
   });
@@ -173,6 +178,7 @@ describe('createLeaseVerifier', () => {
     const unknown = await pki.signLease(lease(), { kid: 'nope' });
     const error = await refusal(verifier.verify(unknown, { service: 'standby' }));
     expect(error.code).toBe('TOKEN_INVALID');
+    expect(error.reason).toBe('kid');
     expect(loadJwks).toHaveBeenCalledTimes(2);
 
     await refusal(verifier.verify(unknown, { service: 'standby' }));
@@ -208,10 +214,12 @@ describe('createLeaseVerifier', () => {
     const outage = new Error('JWKS endpoint unreachable');
     loadJwks.mockRejectedValue(outage);
 
+    // DECISIONS.md: a JWKS load failure is an outage of that service, never TOKEN_INVALID: the
+    // loader's own error comes back unchanged, for the failover loop to classify.
     const error = await refusal(
       verifier.verify(await pki.signLease(lease(), { kid: 'nope' }), { service: 'main' }),
     );
-    expect(error).toMatchObject({ code: 'TOKEN_INVALID', cause: outage });
+    expect(error).toBe(outage);
     await expect(verifier.verify(good, { service: 'main' })).resolves.toMatchObject({ lic: 'L1' });
     expect(loadJwks).toHaveBeenCalledTimes(2);
   });
@@ -225,27 +233,91 @@ describe('createLeaseVerifier', () => {
     const verifier = createLeaseVerifier({ roots: [pki.trustedRoot], loadJwks, now });
     const token = await pki.signLease(lease());
     const error = await refusal(verifier.verify(token, { service: 'standby' }));
-    expect(error).toMatchObject({ code: 'TOKEN_INVALID', cause: outage });
+    expect(error).toBe(outage);
     await verifier.verify(token, { service: 'main' });
     await verifier.verify(token, { service: 'main' });
     expect(loadJwks.mock.calls.map(([service]) => service)).toEqual(['standby', 'main']);
+  });
+
+  it('lets a corrected JWKS in after a bad answer: refetch of a refused kid after the cooldown', async () => {
+    // Regression: the first JWKS answer published the kid with a foreign chain; the cache kept
+    // that kid refused for the life of the client, even once the JWKS was correct again.
+    let time = T0;
+    let jwks: JwkSet = { keys: [{ ...foreign.jwk, kid: pki.kid }] };
+    const loadJwks = vi.fn(async () => jwks);
+    const verifier = createLeaseVerifier({
+      roots: [pki.trustedRoot],
+      loadJwks,
+      now: () => time,
+    });
+    const token = await pki.signLease(lease());
+    expect(await refusal(verifier.verify(token, { service: 'standby' }))).toMatchObject({
+      code: 'TOKEN_INVALID',
+      reason: 'chain',
+    });
+
+    jwks = pki.jwks;
+    // Within the cooldown the refusal stands without another fetch (no hammering)...
+    time += 29_999;
+    expect((await refusal(verifier.verify(token, { service: 'standby' }))).reason).toBe('chain');
+    expect(loadJwks).toHaveBeenCalledTimes(1);
+    // ...after it, the kid is fetched again and the good key is trusted.
+    time += 1;
+    await expect(verifier.verify(token, { service: 'standby' })).resolves.toMatchObject({
+      lic: 'L1',
+    });
+    expect(loadJwks).toHaveBeenCalledTimes(2);
+  });
+
+  it('re-checks a refused kid at once when a newer JWK set was loaded meanwhile', async () => {
+    let jwks: JwkSet = { keys: [{ ...foreign.jwk, kid: pki.kid }] };
+    const loadJwks = vi.fn(async () => jwks);
+    const verifier = createLeaseVerifier({ roots: [pki.trustedRoot], loadJwks, now });
+    const token = await pki.signLease(lease());
+    expect((await refusal(verifier.verify(token, { service: 'main' }))).reason).toBe('chain');
+
+    // Another kid's miss loads the corrected set; the refused kid is judged on it at once.
+    jwks = jwksOf(pki.signingKey, otherUnderRoot);
+    await verifier.verify(await otherUnderRoot.sign(lease()), { service: 'main' });
+    await expect(verifier.verify(token, { service: 'main' })).resolves.toMatchObject({ lic: 'L1' });
+    expect(loadJwks).toHaveBeenCalledTimes(2);
+  });
+
+  it('trusts no key of a fetched set before its own chain verified', async () => {
+    // One set with a bad key and a good one: the bad one is refused, the good one trusted.
+    const bad = { ...foreign.jwk, kid: 'bad' };
+    const { verifier, loadJwks } = setup({ keys: [bad, pki.signingKey.jwk] });
+    const badToken = await foreign.sign(lease(), { kid: 'bad' });
+    expect((await refusal(verifier.verify(badToken, { service: 'main' }))).reason).toBe('chain');
+    const good = await pki.signLease(lease());
+    await expect(verifier.verify(good, { service: 'main' })).resolves.toMatchObject({ lic: 'L1' });
+    expect(loadJwks).toHaveBeenCalledTimes(1);
   });
 
   it('refuses an expired lease and accepts one within the clock tolerance', async () => {
     const { verifier } = setup();
     const at = T0 / 1000;
     const late = await pki.signLease(lease({ iat: at - 8 * 3600, exp: at - 61 }));
-    expect((await refusal(verifier.verify(late, { service: 'main' }))).code).toBe('TOKEN_INVALID');
+    expect(await refusal(verifier.verify(late, { service: 'main' }))).toMatchObject({
+      code: 'TOKEN_INVALID',
+      reason: 'expired',
+    });
     const withinTolerance = await pki.signLease(lease({ iat: at - 8 * 3600, exp: at - 30 }));
     await expect(verifier.verify(withinTolerance, { service: 'main' })).resolves.toBeDefined();
 
     const early = await pki.signLease(lease({ iat: at + 120, exp: at + 8 * 3600 }));
-    expect((await refusal(verifier.verify(early, { service: 'main' }))).code).toBe('TOKEN_INVALID');
+    expect(await refusal(verifier.verify(early, { service: 'main' }))).toMatchObject({
+      code: 'TOKEN_INVALID',
+      reason: 'not-yet-valid',
+    });
     const slightlyEarly = await pki.signLease(lease({ iat: at + 30, exp: at + 8 * 3600 }));
     await expect(verifier.verify(slightlyEarly, { service: 'main' })).resolves.toBeDefined();
 
     const noExp = await pki.signLease({ ItemA: true, iat: at, exp: undefined });
-    expect((await refusal(verifier.verify(noExp, { service: 'main' }))).code).toBe('TOKEN_INVALID');
+    expect(await refusal(verifier.verify(noExp, { service: 'main' }))).toMatchObject({
+      code: 'TOKEN_INVALID',
+      reason: 'malformed',
+    });
   });
 
   it('refuses an expired and a not-yet-valid certificate', async () => {
@@ -253,6 +325,9 @@ describe('createLeaseVerifier', () => {
     for (const key of [expired, notYetValid]) {
       const error = await refusal(verifier.verify(await key.sign(lease()), { service: 'main' }));
       expect(error.code).toBe('TOKEN_INVALID');
+      expect(error.reason).toBe(
+        key === expired ? 'certificate-expired' : 'certificate-not-yet-valid',
+      );
       expect(error.message).toMatch(key === expired ? /expired at/ : /not valid before/);
     }
   });
@@ -264,6 +339,7 @@ describe('createLeaseVerifier', () => {
     time = pki.signingKey.cert.notAfter.getTime() + 61_000;
     const later = await pki.signLease(lease({ iat: time / 1000 - 10, exp: time / 1000 + 3600 }));
     const error = await refusal(verifier.verify(later, { service: 'main' }));
+    expect(error.reason).toBe('certificate-expired');
     expect(error.message).toMatch(/expired at/);
   });
 
@@ -272,7 +348,7 @@ describe('createLeaseVerifier', () => {
     const notCa = await refusal(
       verifier.verify(await underNonCa.sign(lease()), { service: 'main' }),
     );
-    expect(notCa).toMatchObject({ code: 'TOKEN_INVALID' });
+    expect(notCa).toMatchObject({ code: 'TOKEN_INVALID', reason: 'chain' });
     expect(notCa.message).toMatch(/is not a CA/);
     const noCertSign = await refusal(
       verifier.verify(await underNoKeyCertSign.sign(lease()), { service: 'main' }),
@@ -285,6 +361,7 @@ describe('createLeaseVerifier', () => {
     const denied = await pki.signLease({ ItemB_errorCode: 'noLicenseFound', lic: 'L1' });
     const error = await refusal(verifier.verify(denied, { service: 'main', item: 'ItemB' }));
     expect(error.code).toBe('TOKEN_INVALID');
+    expect(error.reason).toBe('item');
     expect(error.message).toMatch(/noLicenseFound/);
     const stringTrue = await pki.signLease({ ItemB: 'true' });
     expect(

@@ -1,33 +1,5 @@
-import type { LicensingService } from '../failover/classify-failure.js';
-import type { LeaseClaims } from './lease-verifier.js';
-
-/** A verified license lease for one item. */
-export interface Lease {
-  /** The licensed item this lease grants. */
-  readonly item: string;
-  /** The lease id (`jti`): what renewals and releases name. */
-  readonly leaseId: string;
-  /** The license id (`lic`). */
-  readonly licenseId: string;
-  /** The compact JWT as received; store it to re-verify later with `client.verify`. */
-  readonly token: string;
-  /** The verified claims. */
-  readonly claims: LeaseClaims;
-  /** End of the lease (`exp`), in ms since the epoch. */
-  readonly expiresAt: number;
-  /** When to renew (`rfr`, else 75 % of the lease), in ms since the epoch. */
-  readonly refreshAt: number;
-  /** Which service issued it. */
-  readonly servedBy: LicensingService;
-}
-
-/** A requested item the main service refused in an otherwise good answer (`<item>_errorCode`). */
-export interface DeniedItem {
-  item: string;
-  /** The service's code, e.g. `noLicenseFound`. */
-  code: string;
-  message?: string;
-}
+// A lease from a verified token: building it, reading a main-service denial, recognising one.
+import type { DeniedItem, Lease, LeaseClaims, LicensingService } from '../types.js';
 
 /** Share of the lease after which a lease without `rfr` is renewed. */
 const REFRESH_SHARE = 0.75;
@@ -64,4 +36,17 @@ export function readDenial(item: string, claims: Record<string, unknown>): Denie
   if (typeof code !== 'string') return undefined;
   const message = claims[`${item}_errorMessage`];
   return typeof message === 'string' ? { item, code, message } : { item, code };
+}
+
+/** True for a value shaped like a {@link Lease} returned by checkout or renew. */
+export function isLease(value: unknown): value is Lease {
+  const lease = value as Lease | undefined;
+  return (
+    typeof lease === 'object' &&
+    lease !== null &&
+    typeof lease.item === 'string' &&
+    typeof lease.leaseId === 'string' &&
+    lease.leaseId !== '' &&
+    (lease.servedBy === 'main' || lease.servedBy === 'standby')
+  );
 }

@@ -1,3 +1,4 @@
+import { type RealServer, startRealServer } from '@test/helpers/real-server.js';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
@@ -12,7 +13,6 @@ import {
   mainServerError,
   passthroughService,
 } from './index.js';
-import { type RealServer, startRealServer } from './internal/real-server.test-helper.js';
 
 const MAIN = 'https://main.licensing.test/api';
 const server = setupServer();

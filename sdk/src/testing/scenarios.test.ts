@@ -1,3 +1,4 @@
+import { type RealServer, startRealServer } from '@test/helpers/real-server.js';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -7,7 +8,6 @@ import {
   STANDBY_DORMANT_BODY,
   standbySwitchedOffMidOutage,
 } from './index.js';
-import { type RealServer, startRealServer } from './internal/real-server.test-helper.js';
 
 const MAIN = 'https://main.licensing.test';
 const server = setupServer();

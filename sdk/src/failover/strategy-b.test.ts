@@ -1,12 +1,12 @@
-import { setupServer } from 'msw/node';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { isLicensingError } from '../errors.js';
 import {
   authzHandler,
   enabledHandler,
   mainJwksHandler,
   makeClient,
-} from './licensing-test-setup.js';
+} from '@test/helpers/licensing-test-setup.js';
+import { setupServer } from 'msw/node';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { isLicensingError } from '../errors.js';
 
 const server = setupServer();
 beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));

@@ -1,10 +1,16 @@
 // Shared setup of the licensing client's msw unit tests (not a test file itself).
 import { HttpResponse, http } from 'msw';
-import type { IdTokenSource } from '../auth/id-token-source.js';
-import { answerAuthz, createFakeVerifier } from '../internal/fake-licensing.js';
-import { type LicensingClientOptions, resolveLicensingClientOptions } from '../options.js';
-import { buildLicensingClient, type LicensingClientParts } from './build-licensing-client.js';
-import type { LicensingEventMap } from './licensing-events.js';
+import type { IdTokenSource } from '../../sdk/src/auth/id-token-source.js';
+import {
+  assembleLicensingClient,
+  type ClientOverrides,
+} from '../../sdk/src/client/create-licensing-client.js';
+import type { LicensingEventMap } from '../../sdk/src/licensing-events.js';
+import {
+  type LicensingClientOptions,
+  resolveLicensingClientOptions,
+} from '../../sdk/src/options.js';
+import { answerAuthz, createFakeVerifier } from './fake-licensing.js';
 
 export const MAIN = 'http://main.test';
 export const STANDBY = 'http://standby.test';
@@ -105,15 +111,20 @@ export function fakeIdTokens(state: { inGrace?: boolean; fail?: unknown } = {}) 
   return source;
 }
 
-/** Builds a client on the fake services, recording every event. */
+/**
+ * Builds a client on the fake services (a fake verifier; ServiceKeyHash auth, or ID-token auth
+ * with the given fake source), recording every event.
+ */
 export function makeClient(
   overrides: Partial<LicensingClientOptions> = {},
-  parts: Partial<LicensingClientParts> = {},
+  parts: ClientOverrides = {},
 ) {
   const options = resolveLicensingClientOptions({
     mainUrl: MAIN,
     standbyUrl: STANDBY,
-    auth: { serviceKeyHash: HASH },
+    auth: parts.idTokens
+      ? { idToken: () => 'unused: the fake source answers' }
+      : { serviceKeyHash: HASH },
     trust: { rootCertificates: [{ pem: PEM, keyId: 'root-1' }] },
     hardwareId: 'H1',
     version: '1.0',
@@ -122,11 +133,7 @@ export function makeClient(
     failover: { backoffBaseMs: 1, backoffMaxMs: 2, ...overrides.failover },
   });
   const verifier = createFakeVerifier();
-  const client = buildLicensingClient(options, {
-    serviceKeyHash: async () => HASH,
-    createVerifier: () => verifier,
-    ...parts,
-  });
+  const client = assembleLicensingClient(options, { verifier, ...parts });
   const events: Array<{ name: keyof LicensingEventMap; event: unknown }> = [];
   for (const name of [
     'failover',

@@ -3,9 +3,9 @@
 // publishes JWKS entries with `x5c`, and signs lease tokens, so SDK, QA-kit and conformance tests
 // exercise the real verification path.
 import { base64url, SignJWT } from 'jose';
-import type { JwkSet, TrustedRoot } from '../lease/lease-verifier.js';
-import { encodeBase64 } from './base64.js';
-import { x509 } from './x509.js';
+import { encodeBase64 } from '../../sdk/src/internal/base64.js';
+import { x509 } from '../../sdk/src/internal/x509.js';
+import type { JwkSet, TrustedRoot } from '../../sdk/src/types.js';
 
 const DAY_MS = 86_400_000;
 const FIVE_YEARS_MS = 5 * 365 * DAY_MS;

@@ -1,7 +1,6 @@
-import type { LicensingError } from '../errors.js';
-import type { FailureReason, LicensingService } from '../failover/classify-failure.js';
-import type { Lease } from '../lease/lease.js';
-import type { RootExpiringInfo } from '../lease/lease-verifier.js';
+// The licensing client's events: payload types, listener types and the hub that emits them.
+import type { LicensingError } from './errors.js';
+import type { FailureReason, Lease, LicensingLogger, LicensingService } from './types.js';
 
 /** Payload of the `failover` event: calls now go to the standby. */
 export interface FailoverEvent {
@@ -64,6 +63,15 @@ export interface IdTokenGraceEvent {
   expiresAt: number;
 }
 
+/** What the verifier reports for an embedded root near its expiry. */
+export interface RootExpiringInfo {
+  /** The root's `keyId`, when it was given one. */
+  keyId?: string;
+  notAfter: Date;
+  /** Whole days until `notAfter` (0 or negative once expired). */
+  daysLeft: number;
+}
+
 /**
  * Payload of the `rootExpiring` event: an embedded root expires within 90 days (or has). It fires
  * while the client is being created, so listen with `options.on.rootExpiring`.
@@ -90,11 +98,6 @@ export type LicensingEventListener<K extends keyof LicensingEventMap> = (
 export type LicensingEventHooks = {
   [K in keyof LicensingEventMap]?: LicensingEventListener<K>;
 };
-
-/** Receives what the SDK cannot report otherwise (a throwing listener). */
-export interface LicensingLogger {
-  warn(message: string, detail?: unknown): void;
-}
 
 /** Subscribe side of the client's events. */
 export interface LicensingEvents {

@@ -1,8 +1,15 @@
+import {
+  authzHandler,
+  fakeIdTokens,
+  HASH,
+  MAIN,
+  makeClient,
+  NOW,
+} from '@test/helpers/licensing-test-setup.js';
 import { HttpResponse, http } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { isLicensingError, LicensingError } from '../errors.js';
-import { authzHandler, fakeIdTokens, HASH, MAIN, makeClient, NOW } from './licensing-test-setup.js';
 
 const server = setupServer();
 beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));

@@ -1,21 +1,18 @@
+import { fakeToken } from '@test/helpers/fake-licensing.js';
+import { TimeoutError } from 'ky';
 import { describe, expect, it } from 'vitest';
-import { AttemptTimeoutError } from '../internal/attempt-signal.js';
-import { fakeToken } from '../internal/fake-licensing.js';
-import type { HttpAttemptOutcome } from '../internal/http-attempt.js';
-import { classifyFailure, type FailureReason } from './classify-failure.js';
+import type { FailureReason } from '../types.js';
+import { classifyOutcome } from './classify-outcome.js';
+import type { HttpOutcome } from './http-attempt.js';
 
 const URL_ = 'http://main.test/authz/.jwt';
 const NOW = Date.UTC(2030, 0, 1);
 
-function response(
-  status: number,
-  body = '',
-  headers: Record<string, string> = {},
-): HttpAttemptOutcome {
+function response(status: number, body = '', headers: Record<string, string> = {}): HttpOutcome {
   return { kind: 'response', url: URL_, status, headers: new Headers(headers), body };
 }
 
-function socketError(code: string): HttpAttemptOutcome {
+function socketError(code: string): HttpOutcome {
   const cause = Object.assign(new Error(code), { code });
   return {
     kind: 'error',
@@ -28,8 +25,8 @@ function socketError(code: string): HttpAttemptOutcome {
 const JWT = fakeToken({ ItemA: true });
 const HTML = '<html><body>503 Service Unavailable</body></html>';
 
-describe('classifyFailure', () => {
-  const cases: Array<[string, HttpAttemptOutcome, boolean, FailureReason, string]> = [
+describe('classifyOutcome', () => {
+  const cases: Array<[string, HttpOutcome, boolean, FailureReason, string]> = [
     [
       'connection refused',
       socketError('ECONNREFUSED'),
@@ -55,7 +52,7 @@ describe('classifyFailure', () => {
     ],
     [
       'per-attempt timeout',
-      { kind: 'error', url: URL_, error: new AttemptTimeoutError(5000), timedOut: true },
+      { kind: 'error', url: URL_, error: new TimeoutError(new Request(URL_)), timedOut: true },
       true,
       'timeout',
       'SERVICE_UNAVAILABLE',
@@ -93,7 +90,7 @@ describe('classifyFailure', () => {
   ];
 
   it.each(cases)('main %s → outage %s', (_name, outcome, outage, reason, code) => {
-    const verdict = classifyFailure(outcome, { service: 'main', expect: 'jwt', now: NOW });
+    const verdict = classifyOutcome(outcome, { service: 'main', expect: 'jwt', now: NOW });
     expect(verdict.ok).toBe(false);
     if (verdict.ok) return;
     expect(verdict).toMatchObject({ outage, reason });
@@ -101,7 +98,7 @@ describe('classifyFailure', () => {
   });
 
   it('accepts a 200 with JWTs joined by &', () => {
-    const verdict = classifyFailure(response(200, `${JWT}&${JWT}`), {
+    const verdict = classifyOutcome(response(200, `${JWT}&${JWT}`), {
       service: 'main',
       expect: 'jwt',
       now: NOW,
@@ -110,7 +107,7 @@ describe('classifyFailure', () => {
   });
 
   it('treats a 200 that is not JSON as an outage when JSON is expected', () => {
-    const verdict = classifyFailure(response(200, HTML), {
+    const verdict = classifyOutcome(response(200, HTML), {
       service: 'main',
       expect: 'json',
       now: NOW,
@@ -119,7 +116,7 @@ describe('classifyFailure', () => {
   });
 
   it('maps any standby 403 to STANDBY_DORMANT without outage', () => {
-    const verdict = classifyFailure(response(403, '{"error":"standby_dormant"}'), {
+    const verdict = classifyOutcome(response(403, '{"error":"standby_dormant"}'), {
       service: 'standby',
       expect: 'jwt',
       now: NOW,
@@ -129,7 +126,7 @@ describe('classifyFailure', () => {
   });
 
   it('carries status, URL and the ApiError fields', () => {
-    const verdict = classifyFailure(
+    const verdict = classifyOutcome(
       response(401, '{"error":"invalid_token","error_description":"expired"}'),
       {
         service: 'main',
@@ -147,13 +144,13 @@ describe('classifyFailure', () => {
   });
 
   it('reads Retry-After in seconds and as an HTTP date', () => {
-    const seconds = classifyFailure(response(429, '', { 'retry-after': '7' }), {
+    const seconds = classifyOutcome(response(429, '', { 'retry-after': '7' }), {
       service: 'main',
       expect: 'jwt',
       now: NOW,
     });
     expect(seconds).toMatchObject({ retryAfterMs: 7000 });
-    const date = classifyFailure(
+    const date = classifyOutcome(
       response(503, '', { 'retry-after': new Date(NOW + 12_000).toUTCString() }),
       { service: 'main', expect: 'jwt', now: NOW },
     );

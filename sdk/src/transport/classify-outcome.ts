@@ -1,54 +1,45 @@
 import { ApiResponseError, LicensingError, type LicensingErrorCode } from '../errors.js';
 import { isCompactJwt } from '../internal/authz-wire.js';
-import { parseRetryAfter } from '../internal/backoff.js';
-import type { HttpAttemptOutcome } from '../internal/http-attempt.js';
+import type { FailureReason, ServiceName } from '../types.js';
+import { parseApiErrorBody } from './api-error-body.js';
+import type { HttpOutcome } from './http-attempt.js';
+import { parseRetryAfter } from './retry-after.js';
 
-/** Which licensing service an attempt went to. */
-export type LicensingService = 'main' | 'standby';
-
-/** Why an attempt failed, as far as the SDK can tell. */
-export type FailureReason =
-  | 'dns'
-  | 'connection-refused'
-  | 'connection-reset'
-  | 'network'
-  | 'timeout'
-  | 'server-error'
-  | 'request-timeout'
-  | 'rate-limited'
-  | 'malformed-body'
-  | 'id-token-unavailable'
-  | 'bad-request'
-  | 'unauthorized'
-  | 'forbidden'
-  | 'standby-dormant'
-  | 'not-found'
-  | 'client-error';
-
-/** Verdict on one attempt. */
-export type AttemptVerdict =
+/** Verdict on one HTTP exchange. */
+export type Verdict =
   | { ok: true }
   | {
       ok: false;
-      /** True when the service itself is failing: retry it, then fail over. */
+      /** True when the service itself is failing: worth retrying, then failing over. */
       outage: boolean;
       reason: FailureReason;
       /** The server's `Retry-After`, in ms, when it sent one (uncapped). */
       retryAfterMs?: number;
-      /** The error to report for this attempt. */
+      /** The error to report for this exchange. */
       error: LicensingError;
     };
+
+/** A failed {@link Verdict}. */
+export type FailureVerdict = Exclude<Verdict, { ok: true }>;
 
 /** What a successful body must look like. */
 export type ExpectedBody = 'jwt' | 'json' | 'none';
 
-/** Context of {@link classifyFailure}. */
+/** Context of {@link classifyOutcome}. */
 export interface ClassifyContext {
-  service: LicensingService | 'events';
+  service: ServiceName;
   expect: ExpectedBody;
   /** Current time in ms since the epoch, for HTTP-date `Retry-After`. */
   now: number;
+  /** The exchange's timeout, for the message of a timed-out one. */
+  timeoutMs?: number;
 }
+
+const LABELS: Record<ServiceName, string> = {
+  main: 'the main licensing service',
+  standby: 'the standby licensing service',
+  events: 'the event service',
+};
 
 const NETWORK_CODES: Record<string, FailureReason> = {
   ENOTFOUND: 'dns',
@@ -63,6 +54,14 @@ const NETWORK_CODES: Record<string, FailureReason> = {
   UND_ERR_BODY_TIMEOUT: 'timeout',
 };
 
+const NETWORK_TEXT: Partial<Record<FailureReason, string>> = {
+  dns: 'DNS lookup failed',
+  'connection-refused': 'connection refused',
+  'connection-reset': 'connection reset',
+  timeout: 'no answer in time',
+  network: 'network error',
+};
+
 function networkReason(error: unknown): FailureReason {
   // fetch wraps the socket error: TypeError('fetch failed', { cause: { code } }).
   let current: unknown = error;
@@ -74,26 +73,9 @@ function networkReason(error: unknown): FailureReason {
   return 'network';
 }
 
-function parseApiError(body: string): { error?: string; errorDescription?: string } {
-  try {
-    const parsed = JSON.parse(body) as { error?: unknown; error_description?: unknown };
-    return {
-      ...(typeof parsed.error === 'string' ? { error: parsed.error } : {}),
-      ...(typeof parsed.error_description === 'string'
-        ? { errorDescription: parsed.error_description }
-        : {}),
-    };
-  } catch {
-    return {};
-  }
-}
-
 function bodyMatches(body: string, expect: ExpectedBody): boolean {
   if (expect === 'none') return true;
-  if (expect === 'jwt') {
-    const parts = body.trim().split('&');
-    return parts.every(isCompactJwt);
-  }
+  if (expect === 'jwt') return body.trim().split('&').every(isCompactJwt);
   try {
     JSON.parse(body);
     return true;
@@ -110,27 +92,34 @@ const REFUSALS: Record<number, [FailureReason, LicensingErrorCode]> = {
 };
 
 /**
- * The one place that decides what an attempt's outcome means (stripe `generateV1Error`).
+ * The SDK's one mapping from an HTTP exchange to its meaning, for every service (stripe
+ * `generateV1Error`).
  *
- * Outages (retry, then fail over): network errors (refused, reset, DNS), per-attempt timeouts,
- * 5xx, 408, 429 (with its `Retry-After`), and a 2xx whose body is not what the endpoint serves
- * (an HTML page instead of a JWT). Refusals (no failover): 400, 401, 403, 404 and other 4xx;
- * any 403 from the standby (`standby_dormant`) maps to `STANDBY_DORMANT`.
+ * Outages (retry, fail over, or for the event service: retry later), all `SERVICE_UNAVAILABLE`:
+ * network errors (refused, reset, DNS), timeouts, 5xx, 408, 429 (with its `Retry-After`), and a
+ * 2xx whose body is not what the endpoint serves (an HTML page instead of a JWT). Refusals:
+ * 400 `REQUEST_REJECTED`, 401 `UNAUTHORIZED`, 403 `FORBIDDEN` (any 403 from the standby:
+ * `STANDBY_DORMANT`, its only 403 per the spec), 404 `NOT_FOUND`, other 4xx `REQUEST_REJECTED`.
+ * HTTP errors are {@link ApiResponseError}s carrying the ApiError body's fields.
  */
-export function classifyFailure(
-  outcome: HttpAttemptOutcome,
-  context: ClassifyContext,
-): AttemptVerdict {
+export function classifyOutcome(outcome: HttpOutcome, context: ClassifyContext): Verdict {
   const { service } = context;
+  const label = LABELS[service];
   if (outcome.kind === 'error') {
     const reason = outcome.timedOut ? 'timeout' : networkReason(outcome.error);
+    const what =
+      reason === 'timeout' && context.timeoutMs !== undefined
+        ? `no answer within ${context.timeoutMs} ms`
+        : NETWORK_TEXT[reason];
     return {
       ok: false,
       outage: true,
       reason,
-      error: new LicensingError('SERVICE_UNAVAILABLE', `${service}: ${reason} (${outcome.url})`, {
-        cause: outcome.error,
-      }),
+      error: new LicensingError(
+        'SERVICE_UNAVAILABLE',
+        `Could not reach ${label} (${outcome.url}): ${what}`,
+        { cause: outcome.error },
+      ),
     };
   }
   const { status, url, body } = outcome;
@@ -142,14 +131,18 @@ export function classifyFailure(
       reason: 'malformed-body',
       error: new ApiResponseError(
         'SERVICE_UNAVAILABLE',
-        `${service}: HTTP ${status} with a body that is not ${context.expect === 'jwt' ? 'a JWT' : 'JSON'} (${url})`,
+        `${label} answered HTTP ${status} with a body that is not ${context.expect === 'jwt' ? 'a JWT' : 'JSON'} (${url})`,
         { status, url, service },
       ),
     };
   }
-  const apiError = parseApiError(body);
+  const apiError = parseApiErrorBody(body);
   const init = { status, url, service, ...apiError };
-  const detail = apiError.error === undefined ? '' : ` ${apiError.error}`;
+  const detail =
+    apiError.error === undefined
+      ? ''
+      : ` ${apiError.error}${apiError.errorDescription ? `: ${apiError.errorDescription}` : ''}`;
+  const message = `${label} answered HTTP ${status}${detail} (${url})`;
   if (status >= 500 || status === 408 || status === 429) {
     const retryAfterMs = parseRetryAfter(outcome.headers.get('retry-after'), context.now);
     const reason: FailureReason =
@@ -159,11 +152,7 @@ export function classifyFailure(
       outage: true,
       reason,
       ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
-      error: new ApiResponseError(
-        'SERVICE_UNAVAILABLE',
-        `${service}: HTTP ${status}${detail} (${url})`,
-        init,
-      ),
+      error: new ApiResponseError('SERVICE_UNAVAILABLE', message, init),
     };
   }
   // The standby's only 403 is the dormant answer (spec "Errors"), whatever its body says.
@@ -172,14 +161,9 @@ export function classifyFailure(
       ok: false,
       outage: false,
       reason: 'standby-dormant',
-      error: new ApiResponseError('STANDBY_DORMANT', `standby: dormant (${url})`, init),
+      error: new ApiResponseError('STANDBY_DORMANT', `${label} is dormant (${url})`, init),
     };
   }
   const [reason, code] = REFUSALS[status] ?? ['client-error', 'REQUEST_REJECTED'];
-  return {
-    ok: false,
-    outage: false,
-    reason,
-    error: new ApiResponseError(code, `${service}: HTTP ${status}${detail} (${url})`, init),
-  };
+  return { ok: false, outage: false, reason, error: new ApiResponseError(code, message, init) };
 }

@@ -1,8 +1,9 @@
 // Test support for the licensing client's unit tests (msw-based): unsigned lease-shaped tokens and
 // a verifier that only decodes them. Never exported from the package.
 import { decodeJwt } from 'jose';
-import { LicensingError } from '../errors.js';
-import type { LeaseClaims, LeaseVerifier } from '../lease/lease-verifier.js';
+import { TokenInvalidError } from '../../sdk/src/errors.js';
+import type { LeaseVerifier } from '../../sdk/src/lease/lease-verifier.js';
+import type { LeaseClaims } from '../../sdk/src/types.js';
 
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
@@ -23,7 +24,7 @@ export function createFakeVerifier(): LeaseVerifier & {
       calls.push({ service, item });
       const claims = decodeJwt(token) as LeaseClaims;
       if (item !== undefined && claims[item] !== true) {
-        throw new LicensingError('TOKEN_INVALID', `no claim for ${item}`);
+        throw new TokenInvalidError('item', `no claim for ${item}`);
       }
       return claims;
     },

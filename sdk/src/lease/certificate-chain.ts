@@ -1,5 +1,5 @@
-import { decodeBase64 } from './base64.js';
-import { x509 } from './x509.js';
+import { decodeBase64 } from '../internal/base64.js';
+import { x509 } from '../internal/x509.js';
 
 /** An embedded root certificate, parsed once. */
 export interface TrustAnchor {
@@ -25,9 +25,18 @@ export interface VerifiedPath {
   validity: PathValidity[];
 }
 
+/** Which part of the chain check failed. */
+export type ChainFailure = 'chain' | 'certificate-expired' | 'certificate-not-yet-valid';
+
 /** Why a chain was refused; the message says which certificate and what. */
 export class ChainError extends Error {
   override name = 'ChainError';
+  readonly failure: ChainFailure;
+
+  constructor(message: string, options: { cause?: unknown; failure?: ChainFailure } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.failure = options.failure ?? 'chain';
+  }
 }
 
 /** At most this many certificates in `x5c` (a signing cert, a few intermediates and a root). */
@@ -156,11 +165,13 @@ export function assertPathValidAt(
     if (now + toleranceMs < entry.notBefore) {
       throw new ChainError(
         `${entry.label} (${entry.subject}) is not valid before ${new Date(entry.notBefore).toISOString()}`,
+        { failure: 'certificate-not-yet-valid' },
       );
     }
     if (now - toleranceMs > entry.notAfter) {
       throw new ChainError(
         `${entry.label} (${entry.subject}) expired at ${new Date(entry.notAfter).toISOString()}`,
+        { failure: 'certificate-expired' },
       );
     }
   }

@@ -1,0 +1,101 @@
+// Import rules of the repo (`npm run lint`): no cycles, and in the SDK data flows one way,
+// client → failover → transport → (auth) → lease/internal, every layer importing only below it.
+// See docs/decisions/0015-sdk-layers-and-transport.md.
+/** @type {import('dependency-cruiser').IConfiguration} */
+const SDK = '^sdk/src/';
+const layer = (name) => `${SDK}${name}`;
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'An import cycle (type-only ones included) is a design bug.',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'src-not-test',
+      severity: 'error',
+      comment: 'Package sources never import tests or test helpers.',
+      from: { path: '^(sdk|mock-server)/src/', pathNot: '\\.test\\.ts$' },
+      to: { path: '^test/' },
+    },
+    {
+      name: 'sdk-leaves-import-nothing-above',
+      severity: 'error',
+      comment: 'types.ts, errors.ts and internal/ are the bottom layer.',
+      from: { path: `${SDK}(types|errors)\\.ts$|${layer('internal/')}` },
+      to: { path: SDK, pathNot: `${SDK}(types|errors)\\.ts$|${layer('internal/')}` },
+    },
+    {
+      name: 'sdk-options-and-events-stay-low',
+      severity: 'error',
+      comment: 'options.ts and licensing-events.ts import only the bottom layer (and each other).',
+      from: { path: `${SDK}(options|licensing-events)\\.ts$` },
+      to: {
+        path: SDK,
+        pathNot: `${SDK}(types|errors|options|licensing-events)\\.ts$|${layer('internal/')}`,
+      },
+    },
+    {
+      name: 'sdk-auth-and-lease-below-transport',
+      severity: 'error',
+      comment: 'auth/ and lease/ never reach up to transport, failover, client or events.',
+      from: { path: `${layer('(auth|lease)/')}`, pathNot: '\\.test\\.ts$' },
+      to: { path: `${layer('(transport|failover|client|events|testing|cli)/')}` },
+    },
+    {
+      name: 'sdk-lease-and-auth-independent',
+      severity: 'error',
+      comment: 'Verification does not depend on credentials, nor credentials on verification.',
+      from: { path: `${layer('(auth|lease)/')}`, pathNot: '\\.test\\.ts$' },
+      to: { path: `${layer('(auth|lease)/')}`, pathNot: '$1' },
+    },
+    {
+      name: 'sdk-transport-below-failover',
+      severity: 'error',
+      comment: 'transport/ talks HTTP; it never calls up into strategies, operations or verify.',
+      from: { path: layer('transport/'), pathNot: '\\.test\\.ts$' },
+      to: { path: `${layer('(failover|client|lease|events|testing|cli)/')}` },
+    },
+    {
+      name: 'sdk-failover-below-client',
+      severity: 'error',
+      comment: 'Strategies get their operation and dependencies passed down from the client.',
+      from: { path: layer('failover/'), pathNot: '\\.test\\.ts$' },
+      to: { path: `${layer('(client|lease|events|testing|cli)/')}` },
+    },
+    {
+      name: 'sdk-events-apart',
+      severity: 'error',
+      comment: 'The event feed client shares only the transport and the bottom layers.',
+      from: { path: layer('events/'), pathNot: '\\.test\\.ts$' },
+      to: { path: `${layer('(client|failover|lease|auth|testing|cli)/')}` },
+    },
+    {
+      name: 'sdk-testing-kit-self-contained',
+      severity: 'error',
+      comment: 'The msw testing kit ships on its own entry and needs nothing of the SDK core.',
+      from: { path: layer('testing/'), pathNot: '\\.test\\.ts$' },
+      to: { path: SDK, pathNot: layer('testing/') },
+    },
+    {
+      name: 'sdk-core-not-entries',
+      severity: 'error',
+      comment: 'Nothing inside the SDK imports its public entry points.',
+      from: { path: `${layer('[^/]+/')}`, pathNot: '\\.test\\.ts$' },
+      to: { path: `${SDK}(index|node)\\.ts$|${layer('testing/index\\.ts$')}` },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '(^|/)(dist|node_modules)/' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+    },
+  },
+};

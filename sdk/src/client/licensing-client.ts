@@ -1,0 +1,69 @@
+import type { LeaseKeeper, LeaseKeeperOptions } from '../lease/lease-keeper.js';
+import type { LicensingEvents } from '../licensing-events.js';
+import type {
+  CallOptions,
+  CheckoutItem,
+  CheckoutResult,
+  Lease,
+  LicensingService,
+} from '../types.js';
+
+/** Options of `client.verify`. */
+export interface VerifyOptions extends CallOptions {
+  /** The item the token must grant. Default: the token's only `<item>: true` claim. */
+  item?: string;
+  /** Whose keys to verify with. Default: `'standby'` when `iss` is the standby's URL, else `'main'`. */
+  service?: LicensingService;
+}
+
+/** One product of the main service's checkout action. */
+export interface ProductCheckout {
+  productName: string;
+  /** Integer >= 1. */
+  qty: number;
+  qtyDimension: 'SEATS' | 'USE_COUNT' | 'USE_TIME';
+}
+
+/** Per-product answer of the main service's checkout action. */
+export interface ProductCheckoutResult {
+  productName: string;
+  granted: boolean;
+  /** The license token of a granted product, verified. */
+  jwt?: string;
+  /** Verified claims of `jwt`. */
+  claims?: Record<string, unknown>;
+  errorCode?: string;
+  errorDescription?: string;
+}
+
+/** A licensing client (see `createLicensingClient`). */
+export interface LicensingClient extends LicensingEvents {
+  /**
+   * Checks out a lease per item (main first; failover per the strategy). Denied items are
+   * returned in `denied`, never thrown.
+   */
+  checkout(
+    items: readonly (string | CheckoutItem)[],
+    options?: CallOptions,
+  ): Promise<CheckoutResult>;
+  /** Renews a lease (same `leaseId`); a standby lease is checked out anew when main serves. */
+  renew(lease: Lease, options?: CallOptions): Promise<Lease>;
+  /** Releases leases (best effort by spec; one request for all of them). */
+  release(leases: Lease | readonly Lease[], options?: CallOptions): Promise<void>;
+  /** Re-verifies a stored token (e.g. read from disk) and returns it as a lease. */
+  verify(token: string, options?: VerifyOptions): Promise<Lease>;
+  /**
+   * The main service's product checkout (`POST /licensing/actions/checkout`). Main only: the
+   * standby has no such action and counts no seats, so there is nothing to fail over to.
+   */
+  checkoutProducts(
+    products: readonly ProductCheckout[],
+    options?: CallOptions,
+  ): Promise<ProductCheckoutResult[]>;
+  /** Keeps leases alive until `close()`; see {@link LeaseKeeper}. */
+  keepAlive(leases: readonly Lease[], options?: LeaseKeeperOptions): LeaseKeeper;
+  /** The service the next call goes to first (`'main'` or `'standby'`). */
+  readonly activeService: LicensingService;
+  /** Stops probes, closes keepers (releasing their leases) and refuses further calls. */
+  close(options?: CallOptions): Promise<void>;
+}

@@ -1,0 +1,30 @@
+import { LicensingError } from '../errors.js';
+import { buildReleaseQuery } from '../internal/authz-wire.js';
+import { isLease } from '../lease/lease.js';
+import type { CallOptions, Lease } from '../types.js';
+import { requestTokens } from './authz-exchange.js';
+import type { ClientContext } from './client-context.js';
+
+/**
+ * `client.release`: releases leases in one `/authz/.jwt?release&<leaseId>...` request through the
+ * failover strategy, and verifies the answer. Release has no semantic effect on the standby
+ * (spec), so this is best effort by nature.
+ */
+export async function release(
+  context: ClientContext,
+  leases: Lease | readonly Lease[],
+  options: CallOptions = {},
+): Promise<void> {
+  const list = (Array.isArray(leases) ? leases : [leases]) as readonly Lease[];
+  if (list.length === 0) return;
+  if (!list.every(isLease)) {
+    throw new LicensingError('INVALID_ARGUMENT', 'release() needs leases returned by checkout()');
+  }
+  const ids = [...new Set(list.map((lease) => lease.leaseId))];
+  await context.strategy.run(async (service, signal) => {
+    const [token] = (await requestTokens(context, service, buildReleaseQuery(ids), 1, signal)) as [
+      string,
+    ];
+    await context.verifier.verify(token, { service, ...(signal ? { signal } : {}) });
+  }, options.signal);
+}

@@ -1,0 +1,113 @@
+import { base64url } from 'jose';
+import { TokenInvalidError } from '../errors.js';
+import { createRs256Verifier, type Rs256Verify } from '../internal/platform/rs256-verifier.js';
+import {
+  ChainError,
+  type PathValidity,
+  type TrustAnchor,
+  verifyCertificateChain,
+} from './certificate-chain.js';
+
+/** A JWK whose chain verified: its RS256 check and the dates to re-check at each use. */
+export interface VerifiedKey {
+  /** Checks an RS256 signature with the key of `x5c[0]` (node:crypto on Node, else WebCrypto). */
+  verify: Rs256Verify;
+  /** Every certificate of the path with its validity, checked again on each use. */
+  validity: PathValidity[];
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Big-endian unsigned integer bytes without leading zeros, from base64url. */
+function integerBytes(value: string): string {
+  const bytes = base64url.decode(value);
+  let start = 0;
+  while (start < bytes.length - 1 && bytes[start] === 0) start++;
+  return base64url.encode(bytes.subarray(start));
+}
+
+/** The JWK's `n` and `e`, after checking it is an RSA signing key for RS256. */
+function readRsaJwk(jwk: Record<string, unknown>, kid: string): { n: string; e: string } {
+  if (jwk.kty !== 'RSA')
+    throw new TokenInvalidError('key', `the JWK of kid ${kid} is not an RSA key`);
+  if (jwk.alg !== undefined && jwk.alg !== 'RS256') {
+    throw new TokenInvalidError(
+      'key',
+      `the JWK of kid ${kid} is for alg ${String(jwk.alg)}, not RS256`,
+    );
+  }
+  if (jwk.use !== undefined && jwk.use !== 'sig') {
+    throw new TokenInvalidError('key', `the JWK of kid ${kid} has use ${String(jwk.use)}, not sig`);
+  }
+  if (typeof jwk.n !== 'string' || typeof jwk.e !== 'string') {
+    throw new TokenInvalidError('key', `the JWK of kid ${kid} lacks n or e`);
+  }
+  return { n: jwk.n, e: jwk.e };
+}
+
+/**
+ * A stable text of what makes a JWK trusted (`n`, `e`, `x5c`), to tell whether a republished JWK
+ * of the same `kid` changed.
+ */
+export function jwkFingerprint(jwk: Record<string, unknown>): string {
+  return JSON.stringify([jwk.kty, jwk.n, jwk.e, jwk.x5c]);
+}
+
+/**
+ * The spec's authenticity check of a signing key: the JWK is an RSA signing key, its `x5c` chain
+ * leads to one of `anchors` (see `verifyCertificateChain`), and `x5c[0]`'s modulus and exponent
+ * equal the JWK's `n` and `e` (compared as integers). Certificate dates are returned, not
+ * checked, so the result can be cached and the dates re-checked at each use.
+ *
+ * @throws TokenInvalidError with reason `key`, `chain` or `modulus`.
+ */
+export async function verifySigningKey(
+  jwk: Record<string, unknown>,
+  kid: string,
+  anchors: readonly TrustAnchor[],
+): Promise<VerifiedKey> {
+  const { n, e } = readRsaJwk(jwk, kid);
+  let path: Awaited<ReturnType<typeof verifyCertificateChain>>;
+  try {
+    path = await verifyCertificateChain(jwk.x5c, anchors);
+  } catch (cause) {
+    const reason = cause instanceof ChainError ? cause.failure : 'chain';
+    throw new TokenInvalidError(
+      reason,
+      `the certificate chain of kid ${kid}: ${messageOf(cause)}`,
+      {
+        cause,
+      },
+    );
+  }
+  let verify: Rs256Verify;
+  let leaf: JsonWebKey;
+  try {
+    verify = await createRs256Verifier(path.leaf.publicKey.rawData);
+    const key = await globalThis.crypto.subtle.importKey(
+      'spki',
+      path.leaf.publicKey.rawData,
+      { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' },
+      true,
+      ['verify'],
+    );
+    leaf = await globalThis.crypto.subtle.exportKey('jwk', key);
+  } catch (cause) {
+    throw new TokenInvalidError('key', `x5c[0] of kid ${kid} is not an RSA public key`, { cause });
+  }
+  let same: boolean;
+  try {
+    same = integerBytes(leaf.n!) === integerBytes(n) && integerBytes(leaf.e!) === integerBytes(e);
+  } catch (cause) {
+    throw new TokenInvalidError('key', `the JWK of kid ${kid} has malformed n or e`, { cause });
+  }
+  if (!same) {
+    throw new TokenInvalidError(
+      'modulus',
+      `the modulus or exponent of x5c[0] differs from the JWK n/e of kid ${kid}`,
+    );
+  }
+  return { verify, validity: path.validity };
+}

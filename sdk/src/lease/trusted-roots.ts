@@ -1,0 +1,79 @@
+import { LicensingError } from '../errors.js';
+import { parsePemBlocks } from '../internal/pem.js';
+import { x509 } from '../internal/x509.js';
+import type { RootExpiringInfo } from '../licensing-events.js';
+import type { TrustedRoot } from '../types.js';
+import type { TrustAnchor } from './certificate-chain.js';
+
+/** An embedded root, parsed once, with its expiry. */
+export interface ParsedRoot extends TrustAnchor {
+  notAfter: number;
+}
+
+const ROOT_WARNING_MS = 90 * 86_400_000;
+const DAY_MS = 86_400_000;
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * Parses the app's embedded roots (PEM text, CRLF and surrounding text tolerated).
+ *
+ * @throws LicensingError `INVALID_ARGUMENT` when none is given or one is not a PEM certificate.
+ */
+export function parseTrustedRoots(roots: unknown): ParsedRoot[] {
+  if (!Array.isArray(roots) || roots.length === 0) {
+    throw new LicensingError('INVALID_ARGUMENT', 'roots must list at least one root certificate');
+  }
+  return roots.map((root: Partial<TrustedRoot> | undefined, index) => {
+    try {
+      if (typeof root?.pem !== 'string') throw new TypeError('pem must be a string');
+      const block = parsePemBlocks(root.pem).find((candidate) => candidate.label === 'CERTIFICATE');
+      if (!block) throw new TypeError('no CERTIFICATE PEM block');
+      const cert = new x509.X509Certificate(block.der);
+      return {
+        cert,
+        der: new Uint8Array(cert.rawData),
+        ...(typeof root.keyId === 'string' ? { keyId: root.keyId } : {}),
+        notAfter: cert.notAfter.getTime(),
+      };
+    } catch (cause) {
+      throw new LicensingError(
+        'INVALID_ARGUMENT',
+        `roots[${index}] is not a PEM certificate: ${messageOf(cause)}`,
+        { cause },
+      );
+    }
+  });
+}
+
+/**
+ * Returns a check that calls `onExpiring` once per root whose `notAfter` is within 90 days of
+ * `now()` (or past): the app needs a release with a new embedded root before then. A throwing
+ * listener never breaks verification.
+ */
+export function watchRootExpiry(
+  roots: readonly ParsedRoot[],
+  now: () => number,
+  onExpiring: ((info: RootExpiringInfo) => void) | undefined,
+): () => void {
+  const warned = new Set<ParsedRoot>();
+  return () => {
+    if (!onExpiring) return;
+    const at = now();
+    for (const root of roots) {
+      if (warned.has(root) || root.notAfter - at > ROOT_WARNING_MS) continue;
+      warned.add(root);
+      try {
+        onExpiring({
+          ...(root.keyId === undefined ? {} : { keyId: root.keyId }),
+          notAfter: new Date(root.notAfter),
+          daysLeft: Math.floor((root.notAfter - at) / DAY_MS),
+        });
+      } catch {
+        // A throwing listener must not break verification.
+      }
+    }
+  };
+}

@@ -1,0 +1,129 @@
+// Types shared across the SDK's areas (jose `types.d.ts`). Keeping them here, in a module that
+// imports nothing, is what keeps the areas free of import cycles.
+
+/** Which licensing service: the main service or the standby. */
+export type LicensingService = 'main' | 'standby';
+
+/** Which service answered: the main or the standby licensing service, or the event service. */
+export type ServiceName = LicensingService | 'events';
+
+/** Why an HTTP attempt failed, as far as the SDK can tell. */
+export type FailureReason =
+  | 'dns'
+  | 'connection-refused'
+  | 'connection-reset'
+  | 'network'
+  | 'timeout'
+  | 'server-error'
+  | 'request-timeout'
+  | 'rate-limited'
+  | 'malformed-body'
+  | 'id-token-unavailable'
+  | 'bad-request'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'standby-dormant'
+  | 'not-found'
+  | 'client-error';
+
+/** Options every async method accepts. */
+export interface CallOptions {
+  /** Aborts the call, including backoff waits and the in-flight attempt. */
+  signal?: AbortSignal;
+}
+
+/** One item of a checkout, pinned to a license id (`ItemA=;licenseId=L1`). */
+export interface CheckoutItem {
+  item: string;
+  licenseId?: string;
+}
+
+/** Claims of a verified lease token (the item claim, `lic`, `jti`, `iat`, `exp`, `rfr`, echoes). */
+export type LeaseClaims = Record<string, unknown> & {
+  iat: number;
+  exp: number;
+  jti?: string;
+  lic?: string;
+  rfr?: number;
+  iss?: string;
+  sub?: string;
+};
+
+/** A verified license lease for one item. */
+export interface Lease {
+  /** The licensed item this lease grants. */
+  readonly item: string;
+  /** The lease id (`jti`): what renewals and releases name. */
+  readonly leaseId: string;
+  /** The license id (`lic`). */
+  readonly licenseId: string;
+  /** The compact JWT as received; store it to re-verify later with `client.verify`. */
+  readonly token: string;
+  /** The verified claims. */
+  readonly claims: LeaseClaims;
+  /** End of the lease (`exp`), in ms since the epoch. */
+  readonly expiresAt: number;
+  /** When to renew (`rfr`, else 75 % of the lease), in ms since the epoch. */
+  readonly refreshAt: number;
+  /** Which service issued it. */
+  readonly servedBy: LicensingService;
+}
+
+/** A requested item the main service refused in an otherwise good answer (`<item>_errorCode`). */
+export interface DeniedItem {
+  item: string;
+  /** The service's code, e.g. `noLicenseFound`. */
+  code: string;
+  message?: string;
+}
+
+/** Result of `client.checkout`: granted leases and items the main service denied. */
+export interface CheckoutResult {
+  /** One verified lease per granted item, in request order. */
+  leases: Lease[];
+  /** Items refused in an otherwise good answer (e.g. `noLicenseFound`): not an outage. */
+  denied: DeniedItem[];
+}
+
+/** A root certificate embedded in the app. */
+export interface TrustedRoot {
+  /** PEM text of the root certificate. */
+  pem: string;
+  /** The standby signing key id this root belongs to; the SDK then sends `Service-SigningKeyId`. */
+  keyId?: string;
+}
+
+/** A JWK set as the services publish it. */
+export interface JwkSet {
+  keys: Array<Record<string, unknown>>;
+}
+
+/**
+ * Fetches a service's JWK set. Its failures are outages of that service: the verifier rethrows
+ * them unchanged, never as `TOKEN_INVALID`.
+ */
+export type JwksLoader = (service: LicensingService, signal?: AbortSignal) => Promise<JwkSet>;
+
+/** Where the last good ID token is kept so an app restarted mid-outage still has it. */
+export interface IdTokenStore {
+  /** The stored token, or undefined when none. */
+  load(): Promise<string | undefined>;
+  /** Replaces the stored token. */
+  save(token: string): Promise<void>;
+  /** Forgets the stored token. */
+  clear(): Promise<void>;
+}
+
+/** A token ready to send, and whether it is being used within the standby's 24-hour grace. */
+export interface IdTokenResult {
+  token: string;
+  /** True when `token` is expired and only the standby's grace lets it through. */
+  inGrace: boolean;
+  /** The token's `exp`, in ms since the epoch. */
+  expiresAt: number;
+}
+
+/** Receives what the SDK cannot report otherwise (a throwing listener, a failing store). */
+export interface LicensingLogger {
+  warn(message: string, detail?: unknown): void;
+}
