@@ -134,38 +134,47 @@ export function createJwksCache(options: JwksCacheOptions): JwksCache {
     return verified;
   }
 
+  async function lookUp(
+    service: LicensingService,
+    state: ServiceKeys,
+    kid: string,
+    signal: AbortSignal | undefined,
+  ): Promise<VerifiedKey> {
+    const published = state.published?.get(kid);
+    const refusal = state.refused.get(kid);
+    const nothingNew = refusal !== undefined && refusal.set === state.published;
+    if (nothingNew && now() - refusal.at < cooldownMs) throw refusal.error;
+
+    let jwk = published;
+    if (!jwk || nothingNew) {
+      const fresh = await load(service, state, signal);
+      jwk = fresh.get(kid);
+      if (!jwk) {
+        refuse(state, kid, {
+          error: new TokenInvalidError(
+            'kid',
+            `the ${service} service publishes no key with kid ${kid}`,
+          ),
+          set: fresh,
+        });
+      }
+    }
+    const fingerprint = jwkFingerprint(jwk);
+    // The same JWK that failed its check before: refused again without another check.
+    if (refusal?.fingerprint === fingerprint) {
+      refuse(state, kid, { ...refusal, set: state.published });
+    }
+    return abortable(verify(state, kid, jwk, fingerprint), signal);
+  }
+
   return {
-    async key(service, kid, signal) {
+    key(service, kid, signal) {
       const state = stateOf(service);
-      const published = state.published?.get(kid);
       const entry = state.keys.get(kid);
-      // Hot path: the very JWK object of the current set, already verified.
-      if (published && entry?.jwk === published) return abortable(entry.verified, signal);
-
-      const refusal = state.refused.get(kid);
-      const nothingNew = refusal !== undefined && refusal.set === state.published;
-      if (nothingNew && now() - refusal.at < cooldownMs) throw refusal.error;
-
-      let jwk = published;
-      if (!jwk || nothingNew) {
-        const fresh = await load(service, state, signal);
-        jwk = fresh.get(kid);
-        if (!jwk) {
-          refuse(state, kid, {
-            error: new TokenInvalidError(
-              'kid',
-              `the ${service} service publishes no key with kid ${kid}`,
-            ),
-            set: fresh,
-          });
-        }
-      }
-      const fingerprint = jwkFingerprint(jwk);
-      // The same JWK that failed its check before: refused again without another check.
-      if (refusal?.fingerprint === fingerprint) {
-        refuse(state, kid, { ...refusal, set: state.published });
-      }
-      return abortable(verify(state, kid, jwk, fingerprint), signal);
+      // Hot path: the very JWK object of the current set, already verified (no extra await).
+      if (entry && state.published?.get(kid) === entry.jwk)
+        return abortable(entry.verified, signal);
+      return lookUp(service, state, kid, signal);
     },
   };
 }

@@ -1,5 +1,4 @@
 import { TokenInvalidError } from '../errors.js';
-import { abortable } from '../internal/abortable.js';
 import { option } from '../internal/validate-option.js';
 import type { RootExpiringInfo } from '../licensing-events.js';
 import { DEFAULTS } from '../options.js';
@@ -107,7 +106,7 @@ export function createLeaseVerifier(options: LeaseVerifierOptions): LeaseVerifie
       signal?.throwIfAborted();
       checkRootExpiry();
       const { kid } = readLeaseHeader(token);
-      const key = await abortable(keys.key(service, kid, signal), signal);
+      const key = await keys.key(service, kid, signal);
       try {
         assertPathValidAt(key.validity, now(), toleranceMs);
       } catch (cause) {
