@@ -4,6 +4,7 @@ import { abortable } from '../internal/abortable.js';
 import { option } from '../internal/validate-option.js';
 import { DEFAULTS, MAX_GRACE_MS } from '../options.js';
 import type { IdTokenResult, IdTokenStore, LicensingService } from '../types.js';
+import { isWithinGrace } from './id-token-grace.js';
 import { createMemoryIdTokenStore } from './memory-id-token-store.js';
 
 export type { IdTokenResult, IdTokenStore } from '../types.js';
@@ -267,7 +268,7 @@ class DefaultIdTokenSource implements IdTokenSource {
       return { token: cached.token, inGrace: false, expiresAt: cached.expiresAt };
     }
     if (service === 'main') throw providerError;
-    if (now <= cached.expiresAt + this.#graceMs) {
+    if (isWithinGrace(cached.expiresAt, now, this.#graceMs)) {
       return { token: cached.token, inGrace: now >= cached.expiresAt, expiresAt: cached.expiresAt };
     }
     throw new LicensingError(
