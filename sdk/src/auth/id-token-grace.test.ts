@@ -1,4 +1,3 @@
-import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isWithinGrace } from './id-token-grace.js';
 
@@ -10,17 +9,5 @@ describe('isWithinGrace', () => {
     expect(isWithinGrace(exp, exp + GRACE, GRACE)).toBe(true);
     expect(isWithinGrace(exp, exp + GRACE + 1, GRACE)).toBe(false);
     expect(isWithinGrace(exp, exp - 1, GRACE)).toBe(true);
-  });
-
-  it('agrees with the spec rule for any time (property)', () => {
-    fc.assert(
-      fc.property(
-        fc.integer({ min: 0, max: 4_000_000_000_000 }),
-        fc.integer({ min: -2 * GRACE, max: 2 * GRACE }),
-        fc.integer({ min: 0, max: GRACE }),
-        (exp, offset, grace) =>
-          isWithinGrace(exp, exp + offset, grace) === exp + offset - exp <= grace,
-      ),
-    );
   });
 });
