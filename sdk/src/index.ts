@@ -55,6 +55,8 @@ export {
 } from './lease/lease-verifier.js';
 export type {
   AttemptFailedEvent,
+  CircuitCloseEvent,
+  CircuitOpenEvent,
   FailbackEvent,
   FailbackReason,
   FailoverEvent,
@@ -69,6 +71,7 @@ export type {
   RootExpiringInfo,
 } from './licensing-events.js';
 export {
+  type BreakerOptions,
   DEFAULTS,
   type FailoverOptions,
   type IdTokenAuthOptions,

@@ -78,6 +78,19 @@ export interface RootExpiringInfo {
  */
 export type RootExpiringEvent = RootExpiringInfo;
 
+/**
+ * Payload of the `circuitOpen` event (Strategy A): main failed on `failures` consecutive calls
+ * (or a trial call failed), so calls go straight to the standby until a trial in `retryInMs`.
+ */
+export interface CircuitOpenEvent {
+  failures: number;
+  /** When the next trial call may try main, in ms from now. */
+  retryInMs: number;
+}
+
+/** Payload of the `circuitClose` event (Strategy A): a trial call reached main again. */
+export type CircuitCloseEvent = Record<string, never>;
+
 /** Every event of a licensing client, by name. */
 export interface LicensingEventMap {
   failover: FailoverEvent;
@@ -87,6 +100,8 @@ export interface LicensingEventMap {
   renewFailed: RenewFailedEvent;
   idTokenGrace: IdTokenGraceEvent;
   rootExpiring: RootExpiringEvent;
+  circuitOpen: CircuitOpenEvent;
+  circuitClose: CircuitCloseEvent;
 }
 
 /** A listener of event `K`. */

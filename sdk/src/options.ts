@@ -59,6 +59,30 @@ export interface FailoverOptions {
   retryAfterMaxMs?: number;
   /** Strategy B: interval between main-service probes while on the standby, in ms. Default 30 000. */
   probeIntervalMs?: number;
+  /**
+   * Strategy B: each probe waits `probeIntervalMs` × (1 + random × this), so apps that failed over
+   * together do not probe, and fail back, together. From 0 (no jitter) to 1. Default 0.5.
+   */
+  probeJitterRatio?: number;
+  /**
+   * Strategy A: a circuit breaker on main, so an outage costs it a bounded number of attempts
+   * per app; `false` turns it off (every call then tries main `mainAttempts` times). Default
+   * `{ failureThreshold: 2, halfOpenAfterMs: 30 000, halfOpenMaxMs: 300 000 }`.
+   */
+  breaker?: BreakerOptions | false;
+}
+
+/** Strategy A's circuit breaker on the main service. Durations in ms. */
+export interface BreakerOptions {
+  /** Consecutive calls on which every main attempt failed before calls skip main. Integer >= 1. Default 2. */
+  failureThreshold?: number;
+  /**
+   * Wait before one call makes a single trial attempt on main, doubled after each failed trial,
+   * jittered ±50 %. Default 30 000.
+   */
+  halfOpenAfterMs?: number;
+  /** Upper bound of that wait (before jitter). Default 300 000. */
+  halfOpenMaxMs?: number;
 }
 
 /** Root certificates embedded in the app that every lease must chain to. */
@@ -131,12 +155,17 @@ export type ResolvedAuth =
   | { kind: 'serviceKeyHash'; hash: string }
   | { kind: 'servicePublicKey'; pem: string };
 
+/** Failover options after defaults and validation. */
+export type ResolvedFailoverOptions = Required<Omit<FailoverOptions, 'breaker'>> & {
+  breaker: Required<BreakerOptions> | false;
+};
+
 /** Options after defaults and validation: the only shape downstream code sees. */
 export interface ResolvedLicensingClientOptions {
   mainUrl: string;
   standbyUrl: string;
   auth: ResolvedAuth;
-  failover: Required<FailoverOptions>;
+  failover: ResolvedFailoverOptions;
   trust: {
     rootCertificates: TrustedRoot[];
     clockToleranceMs: number;
@@ -172,6 +201,12 @@ export const DEFAULTS = Object.freeze({
     backoffMaxMs: 5_000,
     retryAfterMaxMs: 10_000,
     probeIntervalMs: 30_000,
+    probeJitterRatio: 0.5,
+    breaker: Object.freeze({
+      failureThreshold: 2,
+      halfOpenAfterMs: 30_000,
+      halfOpenMaxMs: 300_000,
+    }),
   }),
   auth: Object.freeze({
     graceMs: MAX_GRACE_MS,
@@ -231,6 +266,8 @@ const EVENT_NAMES = [
   'renewFailed',
   'idTokenGrace',
   'rootExpiring',
+  'circuitOpen',
+  'circuitClose',
 ];
 const HTTP_TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
@@ -317,7 +354,35 @@ function resolveAuth(value: unknown): ResolvedAuth {
   );
 }
 
-function resolveFailover(value: unknown): Required<FailoverOptions> {
+function resolveBreaker(value: unknown): ResolvedFailoverOptions['breaker'] {
+  const d = DEFAULTS.failover.breaker;
+  if (value === false) return false;
+  const b = value === undefined ? {} : option.object('failover.breaker', value);
+  option.knownKeys('failover.breaker', b, Object.keys(d));
+  const halfOpenAfterMs = option.number(
+    'failover.breaker.halfOpenAfterMs',
+    b.halfOpenAfterMs,
+    d.halfOpenAfterMs,
+    { min: 1 },
+  );
+  return {
+    failureThreshold: option.number(
+      'failover.breaker.failureThreshold',
+      b.failureThreshold,
+      d.failureThreshold,
+      { min: 1, integer: true },
+    ),
+    halfOpenAfterMs,
+    halfOpenMaxMs: option.number(
+      'failover.breaker.halfOpenMaxMs',
+      b.halfOpenMaxMs,
+      Math.max(d.halfOpenMaxMs, halfOpenAfterMs),
+      { min: halfOpenAfterMs },
+    ),
+  };
+}
+
+function resolveFailover(value: unknown): ResolvedFailoverOptions {
   const d = DEFAULTS.failover;
   const f = value === undefined ? {} : option.object('failover', value);
   option.knownKeys('failover', f, Object.keys(d));
@@ -354,6 +419,13 @@ function resolveFailover(value: unknown): Required<FailoverOptions> {
       d.probeIntervalMs,
       { min: 1 },
     ),
+    probeJitterRatio: option.number(
+      'failover.probeJitterRatio',
+      f.probeJitterRatio,
+      d.probeJitterRatio,
+      { max: 1 },
+    ),
+    breaker: resolveBreaker(f.breaker),
   };
 }
 

@@ -142,6 +142,8 @@ export function makeClient(
     'leaseRenewed',
     'renewFailed',
     'idTokenGrace',
+    'circuitOpen',
+    'circuitClose',
   ] as const) {
     client.on(name, (event) => events.push({ name, event }));
   }

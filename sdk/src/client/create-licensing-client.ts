@@ -101,7 +101,13 @@ export function assembleLicensingClient(
       unknownKidCooldownMs: options.trust.unknownKidCooldownMs,
       onRootExpiring: (info) => events.emit('rootExpiring', info),
     });
-  const strategyDeps = { failover: options.failover, random: options.random, events, transport };
+  const strategyDeps = {
+    failover: options.failover,
+    random: options.random,
+    now: options.now,
+    events,
+    transport,
+  };
   const strategy =
     options.failover.strategy === 'B'
       ? createStrategyB(strategyDeps)

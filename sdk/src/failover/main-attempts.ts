@@ -15,8 +15,8 @@ export type MainAttemptsResult<T> =
   | { ok: false; errors: LicensingError[] };
 
 /**
- * Tries the main service up to `mainAttempts` times (Strategy A's and B's "set number of
- * attempts"), on p-retry. Outages are retried; a refusal (400/401/403/404) is thrown at once,
+ * Tries the main service up to `attempts` (default `mainAttempts`) times (Strategy A's and B's
+ * "set number of attempts"), on p-retry. Outages are retried; a refusal (400/401/403/404) is thrown at once,
  * since the standby would not answer differently. The wait before a retry depends on the failure,
  * which p-retry's attempt-number schedule cannot express, so p-retry's own delay is 0 and the
  * wait happens in `onFailedAttempt` (which p-retry awaits): none after a refused connection or a
@@ -27,6 +27,7 @@ export async function tryMainAttempts<T>(
   operation: AttemptOperation<T>,
   deps: StrategyDeps,
   signal?: AbortSignal,
+  attempts: number = deps.failover.mainAttempts,
 ): Promise<MainAttemptsResult<T>> {
   const { failover, random, events } = deps;
   const errors: LicensingError[] = [];
@@ -34,7 +35,7 @@ export async function tryMainAttempts<T>(
     error instanceof FailedAttempt && error.verdict.outage;
   try {
     const value = await pRetry(() => operation('main', signal), {
-      retries: failover.mainAttempts - 1,
+      retries: attempts - 1,
       minTimeout: 0,
       maxTimeout: 0,
       ...(signal ? { signal } : {}),

@@ -307,6 +307,89 @@ describe('Strategy A', () => {
   });
 });
 
+describe('Strategy A circuit breaker (the default)', () => {
+  it('bounds what an outage costs main: <= 0.5 main attempts per call once it opens', async () => {
+    let time = NOW;
+    const main = authzHandler('main', ['reset']);
+    const standby = authzHandler('standby', ['ok']);
+    server.use(main.handler, standby.handler);
+    const { client, named } = makeClient({
+      now: () => time,
+      random: () => 0.5,
+      failover: { mainAttempts: 2, breaker: { failureThreshold: 2, halfOpenAfterMs: 10_000 } },
+    });
+    // Two calls fail on main (2 attempts each): the circuit opens.
+    await client.checkout(['A']);
+    await client.checkout(['A']);
+    expect(main.hits.count).toBe(4);
+    expect(named('circuitOpen')).toEqual([{ failures: 2, retryInMs: 10_000 }]);
+
+    // A call every second for two minutes of outage: one trial attempt per (doubling) wait.
+    const before = main.hits.count;
+    let calls = 0;
+    for (let second = 1; second <= 120; second++) {
+      time = NOW + second * 1_000;
+      const { leases } = await client.checkout(['A']);
+      expect(leases[0]!.servedBy).toBe('standby');
+      calls += 1;
+    }
+    const trials = main.hits.count - before;
+    // Trials at 10 s, then +20 s, +40 s (jitter pinned at 0): 3 in 120 calls.
+    expect(trials).toBe(3);
+    expect(trials / calls).toBeLessThanOrEqual(0.5);
+    expect(named('circuitOpen').map((e) => (e as { retryInMs: number }).retryInMs)).toEqual([
+      10_000, 20_000, 40_000, 80_000,
+    ]);
+
+    // Main recovers: the next trial closes the circuit and the call is served by main.
+    server.use(authzHandler('main', ['ok']).handler);
+    time += 80_000;
+    const { leases } = await client.checkout(['A']);
+    expect(leases[0]!.servedBy).toBe('main');
+    expect(named('circuitClose')).toEqual([{}]);
+    expect(named('failback')).toEqual([{ from: 'standby', to: 'main', reason: 'main-answered' }]);
+    expect(client.activeService).toBe('main');
+  });
+
+  it('sends the calls made while the trial is in flight straight to the standby', async () => {
+    let time = NOW;
+    let releaseTrial!: () => void;
+    const main = authzHandler('main', [
+      'reset',
+      'reset',
+      () =>
+        new Promise<Response>((resolve) => {
+          releaseTrial = () => resolve(HttpResponse.error());
+        }),
+    ]);
+    server.use(main.handler, authzHandler('standby', ['ok']).handler);
+    const { client } = makeClient({
+      now: () => time,
+      random: () => 0.5,
+      failover: { mainAttempts: 1, breaker: { failureThreshold: 2, halfOpenAfterMs: 1_000 } },
+    });
+    await client.checkout(['A']);
+    await client.checkout(['A']);
+    time += 1_000;
+    const trial = client.checkout(['A']);
+    await vi.waitFor(() => expect(main.hits.count).toBe(3));
+    const others = await Promise.all([client.checkout(['B']), client.checkout(['C'])]);
+    expect(others.map((r) => r.leases[0]!.servedBy)).toEqual(['standby', 'standby']);
+    expect(main.hits.count).toBe(3);
+    releaseTrial();
+    expect((await trial).leases[0]!.servedBy).toBe('standby');
+  });
+
+  it('can be turned off: every call tries main mainAttempts times', async () => {
+    const main = authzHandler('main', ['reset']);
+    server.use(main.handler, authzHandler('standby', ['ok']).handler);
+    const { client, named } = makeClient({ failover: { mainAttempts: 2, breaker: false } });
+    for (let i = 0; i < 5; i++) await client.checkout(['A']);
+    expect(main.hits.count).toBe(10);
+    expect(named('circuitOpen')).toEqual([]);
+  });
+});
+
 describe('abort', () => {
   it('rejects at once with an aborted signal, sending nothing', async () => {
     const main = authzHandler('main', ['ok']);

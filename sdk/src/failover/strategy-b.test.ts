@@ -16,7 +16,15 @@ afterEach(() => {
 });
 afterAll(() => server.close());
 
-const B = { failover: { strategy: 'B' as const, mainAttempts: 2, probeIntervalMs: 30_000 } };
+// Probe timing pinned (no jitter) for the tests below; the jitter has its own test.
+const B = {
+  failover: {
+    strategy: 'B' as const,
+    mainAttempts: 2,
+    probeIntervalMs: 30_000,
+    probeJitterRatio: 0,
+  },
+};
 
 describe('Strategy B', () => {
   it('checks /enabled once for concurrent calls, then sticks to the standby with zero main attempts', async () => {
@@ -184,5 +192,41 @@ describe('Strategy B', () => {
     open();
     expect((await other).leases[0]!.servedBy).toBe('standby');
     await client.close();
+  });
+
+  it('jitters the probe interval so apps that failed over together probe apart', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const probe = mainJwksHandler(() => false);
+    server.use(
+      authzHandler('main', [503]).handler,
+      authzHandler('standby', ['ok']).handler,
+      enabledHandler(() => true).handler,
+      probe.handler,
+    );
+    // Two apps, the same failover moment (t = 0), different random draws.
+    const failover = { ...B.failover, probeJitterRatio: 0.5 };
+    const early = makeClient({ ...B, random: () => 0, failover });
+    const late = makeClient({ ...B, random: () => 0.8, failover });
+    const checkouts = Promise.all([early.client.checkout(['A']), late.client.checkout(['A'])]);
+    let now = 10;
+    await vi.advanceTimersByTimeAsync(now);
+    await checkouts;
+    /** Advances fake time to `target` ms after the failover. */
+    const at = async (target: number) => {
+      await vi.advanceTimersByTimeAsync(target - now);
+      now = target;
+    };
+    // Never sooner than the interval: at most one main request per interval per app.
+    await at(29_999);
+    expect(probe.hits.count).toBe(0);
+    // (The apps failed over within the first 10 ms of fake time.)
+    await at(30_010);
+    expect(probe.hits.count).toBe(1); // the early app, 30 s after its failover
+    await at(41_999);
+    expect(probe.hits.count).toBe(1);
+    await at(42_010);
+    expect(probe.hits.count).toBe(2); // the late app, 30 s x (1 + 0.8 x 0.5) = 42 s after
+    await early.client.close();
+    await late.client.close();
   });
 });

@@ -14,10 +14,11 @@ import type { AttemptOperation, FailoverStrategy, StrategyDeps } from './strateg
  * `GET /enabled` on the standby decides: if enabled, every call goes to the standby with no main
  * attempts until the standby fails (a 403 / dormant answer, an outage, or `/enabled` reporting
  * false); then calls go to main again. While on the standby, main is probed every
- * `probeIntervalMs` with a request that moves no lease, and the client fails back when it answers.
+ * `probeIntervalMs` × (1 + random × `probeJitterRatio`) with a request that moves no lease (at
+ * most one main request per interval), and the client fails back when it answers.
  */
 export function createStrategyB(deps: StrategyDeps): FailoverStrategy {
-  const { probeIntervalMs } = deps.failover;
+  const { probeIntervalMs, probeJitterRatio } = deps.failover;
   let active: LicensingService = 'main';
   let enabledCheck: Promise<boolean> | undefined;
   let probeTimer: ReturnType<typeof setTimeout> | undefined;
@@ -65,7 +66,10 @@ export function createStrategyB(deps: StrategyDeps): FailoverStrategy {
 
   const scheduleProbe = () => {
     if (closed || probeTimer !== undefined) return;
-    probeTimer = setTimeout(() => void probe(), probeIntervalMs);
+    // Jittered, never shorter than the interval: clients that failed over together spread their
+    // probes (and so their failback) instead of hitting a recovering main together.
+    const delay = probeIntervalMs * (1 + deps.random() * probeJitterRatio);
+    probeTimer = setTimeout(() => void probe(), delay);
     // A background probe must not keep a Node process alive.
     (probeTimer as { unref?: () => void }).unref?.();
   };

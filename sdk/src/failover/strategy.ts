@@ -1,5 +1,5 @@
 import type { LicensingEventHub } from '../licensing-events.js';
-import type { FailoverOptions } from '../options.js';
+import type { ResolvedFailoverOptions } from '../options.js';
 import type { LicensingTransport } from '../transport/licensing-transport.js';
 import type { LicensingService } from '../types.js';
 
@@ -11,9 +11,11 @@ export type AttemptOperation<T> = (service: LicensingService, signal?: AbortSign
 
 /** What a strategy works with, passed down from the client as plain values. */
 export interface StrategyDeps {
-  failover: Required<FailoverOptions>;
+  failover: ResolvedFailoverOptions;
   /** Random source in [0, 1) for jitter. */
   random: () => number;
+  /** Clock in ms since the epoch (the circuit breaker's). */
+  now: () => number;
   events: LicensingEventHub;
   /** For the standby's `GET /enabled` and Strategy B's main probe. */
   transport: LicensingTransport;

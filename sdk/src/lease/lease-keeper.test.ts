@@ -22,7 +22,8 @@ function keeperClient() {
   return makeClient({
     now: () => Date.now(),
     random: () => 0,
-    failover: { mainAttempts: 1 },
+    // The keeper's own retry schedule is under test here, not Strategy A's breaker.
+    failover: { mainAttempts: 1, breaker: false },
   });
 }
 
