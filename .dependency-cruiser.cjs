@@ -81,6 +81,13 @@ module.exports = {
       to: { path: SDK, pathNot: layer('testing/') },
     },
     {
+      name: 'sdk-node-only-behind-its-entry',
+      severity: 'error',
+      comment: 'Node-only code (node/) is reached only through the /node entry (sdk/src/node.ts).',
+      from: { path: SDK, pathNot: `${SDK}node\\.ts$|${layer('node/')}` },
+      to: { path: layer('node/') },
+    },
+    {
       name: 'sdk-core-not-entries',
       severity: 'error',
       comment: 'Nothing inside the SDK imports its public entry points.',

@@ -16,7 +16,8 @@ export type LicensingErrorCode =
   | 'REQUEST_REJECTED'
   | 'FEED_CURSOR_REPEATED'
   | 'LICENSE_DENIED'
-  | 'CLIENT_CLOSED';
+  | 'CLIENT_CLOSED'
+  | 'CLOCK_ROLLBACK';
 
 /** Options of {@link LicensingError}. */
 export interface LicensingErrorOptions {

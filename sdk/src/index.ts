@@ -24,8 +24,11 @@ export type {
   JwksLoader,
   Lease,
   LeaseClaims,
+  LeaseStore,
   LicensingLogger,
   LicensingService,
+  SavedLease,
+  SavedLicensingState,
   ServiceName,
   TrustedRoot,
 } from './types.js';
@@ -44,6 +47,7 @@ export type {
   LicensingClient,
   ProductCheckout,
   ProductCheckoutResult,
+  RestoreResult,
   VerifyOptions,
 } from './client/licensing-client.js';
 export type { LeaseKeeper, LeaseKeeperOptions } from './lease/lease-keeper.js';
@@ -53,6 +57,11 @@ export {
   type LeaseVerifierOptions,
   type VerifyLeaseOptions,
 } from './lease/lease-verifier.js';
+export { createMemoryLeaseStore } from './lease/memory-lease-store.js';
+export {
+  createWebStorageLeaseStore,
+  type WebStorageLike,
+} from './lease/web-storage-lease-store.js';
 export type {
   AttemptFailedEvent,
   CircuitCloseEvent,

@@ -1,2 +1,3 @@
 // Node-only parts of the SDK (file stores), kept out of the runtime-agnostic main entry.
-export { createFileIdTokenStore } from './auth/file-id-token-store.js';
+export { createFileIdTokenStore } from './node/file-id-token-store.js';
+export { createFileLeaseStore } from './node/file-lease-store.js';

@@ -2,7 +2,7 @@
 // that validates them. Downstream code only ever sees the resolved shape.
 import { option } from './internal/validate-option.js';
 import type { LicensingEventHooks } from './licensing-events.js';
-import type { IdTokenStore, LicensingLogger, TrustedRoot } from './types.js';
+import type { IdTokenStore, LeaseStore, LicensingLogger, TrustedRoot } from './types.js';
 
 /** Authorization with the app's OIDC ID token (main: `IdToken`; standby: same, with grace). */
 export interface IdTokenAuthOptions {
@@ -130,6 +130,13 @@ export interface LicensingClientOptions {
   /** App version echoed in leases (`version`). Default: none. */
   version?: string;
   names?: WireNameOptions;
+  /**
+   * Where leases, both services' JWK sets and the latest trusted time are kept, so that
+   * `client.restore()` gets valid leases back after a restart with no network. Default
+   * `createMemoryLeaseStore()` (this process only); `createFileLeaseStore(path)` from
+   * `@standby-licensing/sdk/node`, or `createWebStorageLeaseStore()` in browsers.
+   */
+  leaseStore?: LeaseStore;
   /** fetch implementation. Default: the global `fetch`, looked up at call time. */
   fetch?: typeof fetch;
   /** Clock in ms since the epoch. Default `Date.now`. */
@@ -177,6 +184,8 @@ export interface ResolvedLicensingClientOptions {
   hardwareName: string | undefined;
   version: string | undefined;
   names: Required<WireNameOptions>;
+  /** Undefined: the client makes a memory store. */
+  leaseStore: LeaseStore | undefined;
   fetch: typeof fetch;
   now: () => number;
   random: () => number;
@@ -252,6 +261,7 @@ const TOP_KEYS = [
   'hardwareName',
   'version',
   'names',
+  'leaseStore',
   'fetch',
   'now',
   'random',
@@ -494,6 +504,15 @@ function resolveHooks(value: unknown): LicensingEventHooks {
   return hooks as LicensingEventHooks;
 }
 
+function resolveLeaseStore(value: unknown): LeaseStore | undefined {
+  if (value === undefined) return undefined;
+  const store = option.object('leaseStore', value);
+  for (const method of ['load', 'save', 'clear']) {
+    option.requireFn(`leaseStore.${method}`, store[method]);
+  }
+  return store as unknown as LeaseStore;
+}
+
 /**
  * The `fetch` to use, always invoked as a plain function looked up at call time: a browser's
  * `fetch` called as a method of another object throws "Illegal invocation", and a `fetch`
@@ -530,6 +549,7 @@ export function resolveLicensingClientOptions(
     hardwareName: option.string('hardwareName', o.hardwareName),
     version: option.string('version', o.version),
     names: resolveNames(o.names),
+    leaseStore: resolveLeaseStore(o.leaseStore),
     fetch: resolveFetch('fetch', o.fetch),
     now: option.fn('now', o.now, Date.now),
     random: option.fn('random', o.random, Math.random),

@@ -127,3 +127,35 @@ export interface IdTokenResult {
 export interface LicensingLogger {
   warn(message: string, detail?: unknown): void;
 }
+
+/** A lease as a lease store keeps it: the token is verified again whenever it is read back. */
+export interface SavedLease {
+  item: string;
+  token: string;
+  servedBy: LicensingService;
+}
+
+/**
+ * What a lease store keeps: the app's leases, the JWK set of each service (so `restore()` needs
+ * no network), and the latest trusted time (the largest `iat` of any verified lease, in ms since
+ * the epoch), which tells a clock set back.
+ */
+export interface SavedLicensingState {
+  version: 1;
+  leases: SavedLease[];
+  jwks: Partial<Record<LicensingService, JwkSet>>;
+  trustedTime: number;
+}
+
+/**
+ * Where a licensing client keeps its state across restarts. The client validates what `load`
+ * returns (a damaged store loads as empty) and saves the whole state after each change.
+ */
+export interface LeaseStore {
+  /** The saved state, or undefined when none. */
+  load(): Promise<SavedLicensingState | undefined>;
+  /** Replaces the saved state. */
+  save(state: SavedLicensingState): Promise<void>;
+  /** Forgets the saved state. */
+  clear(): Promise<void>;
+}

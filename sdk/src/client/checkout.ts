@@ -113,15 +113,22 @@ export async function checkoutOn(
   return result;
 }
 
-/** `client.checkout`: checks the items, then checks them out through the failover strategy. */
-export function checkout(
+/**
+ * `client.checkout`: checks the items and the clock (`CLOCK_ROLLBACK`), checks them out through
+ * the failover strategy, and saves the leases in the lease store.
+ */
+export async function checkout(
   context: ClientContext,
   items: readonly (string | CheckoutItem)[],
   options: CallOptions = {},
 ): Promise<CheckoutResult> {
   const normalized = normalizeItems(items);
-  return context.strategy.run(
+  await context.saved.ready();
+  context.saved.assertClock();
+  const result = await context.strategy.run(
     (service, signal) => checkoutOn(context, service, normalized, signal),
     options.signal,
   );
+  await context.saved.remember(result.leases);
+  return result;
 }

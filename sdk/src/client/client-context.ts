@@ -1,6 +1,7 @@
 import type { FailoverStrategy } from '../failover/strategy.js';
 import type { AuthzEchoes } from '../internal/authz-wire.js';
 import type { LeaseVerifier } from '../lease/lease-verifier.js';
+import type { SavedLeases } from '../lease/saved-leases.js';
 import type { LicensingEventHub } from '../licensing-events.js';
 import type { LicensingTransport } from '../transport/licensing-transport.js';
 
@@ -18,4 +19,8 @@ export interface ClientContext {
   echoes: AuthzEchoes;
   /** The standby's base URL, to tell its tokens apart by `iss`. */
   standbyUrl: string;
+  /** The lease store: saved leases, JWK sets and the trusted time (clock rollback). */
+  saved: SavedLeases;
+  /** Verifies saved leases with the saved JWK sets only (no network): `restore()`. */
+  offlineVerifier: LeaseVerifier;
 }

@@ -5,6 +5,8 @@ import { createStrategyA } from '../failover/strategy-a.js';
 import { createStrategyB } from '../failover/strategy-b.js';
 import { createLeaseKeeper, type LeaseKeeper } from '../lease/lease-keeper.js';
 import { createLeaseVerifier, type LeaseVerifier } from '../lease/lease-verifier.js';
+import { createMemoryLeaseStore } from '../lease/memory-lease-store.js';
+import { createSavedLeases } from '../lease/saved-leases.js';
 import { createEventHub } from '../licensing-events.js';
 import {
   type LicensingClientOptions,
@@ -19,6 +21,7 @@ import type { ClientContext } from './client-context.js';
 import type { LicensingClient } from './licensing-client.js';
 import { release } from './release.js';
 import { renew } from './renew.js';
+import { restore } from './restore.js';
 import { verifyToken } from './verify-token.js';
 
 /**
@@ -91,15 +94,44 @@ export function assembleLicensingClient(
     signingKeyId: options.signingKeyId,
     credentials,
   });
+  const saved = createSavedLeases({
+    store: options.leaseStore ?? createMemoryLeaseStore(),
+    now: options.now,
+    clockToleranceMs: options.trust.clockToleranceMs,
+    logger: options.logger,
+  });
+  const loadJwks = createJwksLoader(transport);
+  const verifierOptions = {
+    roots: options.trust.rootCertificates,
+    now: options.now,
+    clockToleranceMs: options.trust.clockToleranceMs,
+    unknownKidCooldownMs: options.trust.unknownKidCooldownMs,
+  };
   const verifier =
     overrides.verifier ??
     createLeaseVerifier({
-      roots: options.trust.rootCertificates,
-      loadJwks: createJwksLoader(transport),
-      now: options.now,
-      clockToleranceMs: options.trust.clockToleranceMs,
-      unknownKidCooldownMs: options.trust.unknownKidCooldownMs,
+      ...verifierOptions,
+      // Each JWK set a service publishes is kept too, so restore() works with no network.
+      loadJwks: async (service, signal) => {
+        const jwks = await loadJwks(service, signal);
+        await saved.rememberJwks(service, jwks);
+        return jwks;
+      },
       onRootExpiring: (info) => events.emit('rootExpiring', info),
+    });
+  const offlineVerifier =
+    overrides.verifier ??
+    createLeaseVerifier({
+      ...verifierOptions,
+      loadJwks: async (service) => {
+        await saved.ready();
+        const jwks = saved.jwks(service);
+        if (jwks) return jwks;
+        throw new LicensingError(
+          'SERVICE_UNAVAILABLE',
+          `no JWK set of the ${service} service was saved: it takes one online call first`,
+        );
+      },
     });
   const strategyDeps = {
     failover: options.failover,
@@ -123,6 +155,8 @@ export function assembleLicensingClient(
       version: options.version,
     },
     standbyUrl: options.standbyUrl,
+    saved,
+    offlineVerifier,
   };
 
   const keepers = new Set<LeaseKeeper>();
@@ -141,6 +175,7 @@ export function assembleLicensingClient(
     renew: async (lease, callOptions) => renew(open(), lease, callOptions),
     release: async (leases, callOptions) => release(open(), leases, callOptions),
     verify: async (token, verifyOptions) => verifyToken(open(), token, verifyOptions),
+    restore: async (callOptions) => restore(open(), callOptions),
     async checkoutProducts(products, callOptions) {
       open();
       if (options.auth.kind !== 'idToken') {

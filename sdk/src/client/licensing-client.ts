@@ -36,6 +36,12 @@ export interface ProductCheckoutResult {
   errorDescription?: string;
 }
 
+/** Result of `client.restore`. */
+export interface RestoreResult {
+  /** The saved leases that are still valid, each verified again. */
+  leases: Lease[];
+}
+
 /** A licensing client (see `createLicensingClient`). */
 export interface LicensingClient extends LicensingEvents {
   /**
@@ -52,6 +58,12 @@ export interface LicensingClient extends LicensingEvents {
   release(leases: Lease | readonly Lease[], options?: CallOptions): Promise<void>;
   /** Re-verifies a stored token (e.g. read from disk) and returns it as a lease. */
   verify(token: string, options?: VerifyOptions): Promise<Lease>;
+  /**
+   * The leases kept in the `leaseStore` that are still valid, verified again against the saved
+   * JWK sets and the embedded roots, with no network call: what an app restarted during an outage
+   * uses until it can renew. Rejects with `CLOCK_ROLLBACK` when the clock was set back.
+   */
+  restore(options?: CallOptions): Promise<RestoreResult>;
   /**
    * The main service's product checkout (`POST /licensing/actions/checkout`). Main only: the
    * standby has no such action and counts no seats, so there is nothing to fail over to.

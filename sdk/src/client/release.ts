@@ -21,6 +21,8 @@ export async function release(
     throw new LicensingError('INVALID_ARGUMENT', 'release() needs leases returned by checkout()');
   }
   const ids = [...new Set(list.map((lease) => lease.leaseId))];
+  // The app is done with them whatever the services answer: they leave the store first.
+  await context.saved.forget(ids);
   await context.strategy.run(async (service, signal) => {
     const [token] = (await requestTokens(context, service, buildReleaseQuery(ids), 1, signal)) as [
       string,

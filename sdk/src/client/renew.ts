@@ -27,6 +27,8 @@ export async function renew(
   if (!isLease(lease)) {
     throw new LicensingError('INVALID_ARGUMENT', 'renew() needs a lease returned by checkout()');
   }
+  await context.saved.ready();
+  context.saved.assertClock();
   const { lease: renewed, reissued } = await context.strategy.run(async (service, signal) => {
     if (service === 'main' && lease.servedBy === 'standby') {
       const fresh = await checkoutOn(context, service, [{ item: lease.item }], signal);
@@ -52,6 +54,7 @@ export async function renew(
     });
     return { lease: toLease(lease.item, token, claims, service), reissued: false };
   }, options.signal);
+  await context.saved.remember([renewed], [lease.leaseId]);
   context.events.emit('leaseRenewed', { previous: lease, lease: renewed, reissued });
   return renewed;
 }

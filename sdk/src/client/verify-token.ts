@@ -8,7 +8,8 @@ import type { VerifyOptions } from './licensing-client.js';
 
 /**
  * `client.verify`: re-verifies a stored token (no failover: it is verified against the keys of
- * the service that issued it) and returns it as a lease. A JWKS that cannot be loaded rejects as
+ * the service that issued it) and returns it as a lease. Refuses with `CLOCK_ROLLBACK` when the
+ * clock was set back; a verified token moves the trusted time. A JWKS that cannot be loaded rejects as
  * the outage it is (`SERVICE_UNAVAILABLE`, `STANDBY_DORMANT`, ...), never `TOKEN_INVALID`.
  */
 export async function verifyToken(
@@ -41,14 +42,19 @@ export async function verifyToken(
     }
     item = granted[0]!;
   }
+  await context.saved.ready();
+  context.saved.assertClock();
+  let lease: Lease;
   try {
     const claims = await context.verifier.verify(token, {
       service,
       item,
       ...(options.signal ? { signal: options.signal } : {}),
     });
-    return toLease(item, token, claims, service);
+    lease = toLease(item, token, claims, service);
   } catch (error) {
     throw unwrapFailedAttempt(error);
   }
+  await context.saved.trust(lease.claims.iat * 1000);
+  return lease;
 }

@@ -2,8 +2,8 @@ import { chmod, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createIdTokenSource } from '../auth/id-token-source.js';
 import { createFileIdTokenStore } from './file-id-token-store.js';
-import { createIdTokenSource } from './id-token-source.js';
 
 const posix = process.platform !== 'win32';
 const T0 = Date.UTC(2030, 0, 1);
