@@ -6,15 +6,20 @@
 // TypeScript and no dev tools: only what a consumer has. It
 //   1. require()s every entry that each package's `exports` offers under `require`;
 //   2. starts the mock server from its CommonJS entry (port 0, loopback);
-//   3. checks out a lease from the main service with the licensing client, verifies it again,
+//   3. runs the SDK's `standby-licensing embed-root` bin to write both roots as .cjs modules,
+//      and requires them;
+//   4. checks out a lease from the main service with the licensing client, verifies it again,
 //      and sees a tampered copy refused with TOKEN_INVALID;
-//   4. with the testing kit on msw/node refusing every main request, checks out from the standby;
-//   5. releases everything and prints one summary line (stdout), exit code 0.
+//   5. with the testing kit on msw/node refusing every main request, checks out from the standby;
+//   6. releases everything and prints one summary line (stdout), exit code 0.
 // Any failure exits 1 with the error on stderr.
 'use strict';
 
 const assert = require('node:assert/strict');
+const { execFile } = require('node:child_process');
 const { readFileSync } = require('node:fs');
+const path = require('node:path');
+const { promisify } = require('node:util');
 
 const PACKAGES = ['@standby-licensing/sdk', '@standby-licensing/mock-server'];
 
@@ -28,6 +33,17 @@ function commonJsEntries(name) {
     }
   }
   return entries;
+}
+
+/**
+ * Runs a package's bin with this Node (the floor), as `npx <bin>` would. Asynchronously: the
+ * mock server it talks to runs in this process.
+ */
+async function runBin(name, bin, args) {
+  const manifestPath = require.resolve(`${name}/package.json`);
+  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8'));
+  const script = path.join(path.dirname(manifestPath), manifest.bin[bin]);
+  return (await promisify(execFile)(process.execPath, [script, ...args])).stdout;
 }
 
 async function json(response) {
@@ -52,20 +68,28 @@ async function main() {
   const { mainUrl, standbyUrl, idpUrl, apiKey } = server.info;
   const summary = [];
   try {
-    // The two roots an app embeds: a new standby signing key's root, and the mock main's root
-    // (last x5c entry of its JWK set, as `embed-root --jwks-url` takes it).
-    const signingKey = await json(
-      await fetch(`${standbyUrl}/signing-keys`, {
-        method: 'POST',
-        headers: { 'Service-ApiKey': apiKey },
-      }),
+    // The two roots an app embeds, written by the SDK's bin as CommonJS modules: a new standby
+    // signing key's root, and the mock main's (trust on first use, development only).
+    const roots = path.join(process.cwd(), 'roots');
+    const embed = (...args) =>
+      runBin('@standby-licensing/sdk', 'standby-licensing', ['embed-root', '--force', ...args]);
+    await embed(
+      '--standby-url',
+      standbyUrl,
+      '--api-key',
+      apiKey,
+      '--out',
+      `${roots}/standby-root.cjs`,
     );
-    const mainJwks = await json(await fetch(`${mainUrl}/.well-known/jwks.json`));
-    const mainRootDer = mainJwks.keys[0].x5c.at(-1);
-    const mainRoot = {
-      pem: `-----BEGIN CERTIFICATE-----\n${mainRootDer.match(/.{1,64}/g).join('\n')}\n-----END CERTIFICATE-----`,
-    };
-    const standbyRoot = { pem: signingKey.rootCertificate, keyId: signingKey.keyId };
+    await embed(
+      '--jwks-url',
+      `${mainUrl}/.well-known/jwks.json`,
+      '--out',
+      `${roots}/main-root.cjs`,
+    );
+    const { rootCertificate: standbyRoot } = require(`${roots}/standby-root.cjs`);
+    const { rootCertificate: mainRoot } = require(`${roots}/main-root.cjs`);
+    assert.equal(typeof standbyRoot.keyId, 'string');
     const signIn = async () =>
       (
         await json(
@@ -106,7 +130,9 @@ async function main() {
     assert.ok(isLicensingError(refusal), `a tampered lease was not refused: ${refusal}`);
     assert.equal(refusal.code, 'TOKEN_INVALID');
     await client.close();
-    summary.push(`checkout ItemA from main, verify ok, tampered lease ${refusal.code}`);
+    summary.push(
+      `embed-root wrote both roots as .cjs; checkout ItemA from main, verify ok, tampered lease ${refusal.code}`,
+    );
 
     // The testing kit, on msw's CommonJS build: main refuses every request, the standby serves.
     const { setupServer } = require('msw/node');
