@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
@@ -20,14 +20,34 @@ export default defineConfig({
     ],
   },
   test: {
-    include: [
-      'sdk/src/**/*.test.ts',
-      'mock-server/src/**/*.test.ts',
-      'test/**/*.test.ts',
-      'examples/**/*.test.ts',
-    ],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'node',
+          include: [
+            'sdk/src/**/*.test.ts',
+            'mock-server/src/**/*.test.ts',
+            'test/**/*.test.ts',
+            'examples/**/*.test.ts',
+          ],
+          exclude: [...configDefaults.exclude, 'test/browser/**'],
+        },
+      },
+      {
+        // Real Chromium (Debian's package) driven by playwright-core, one browser shared by every
+        // file: launched by the global setup only when browser tests are queued. Without a
+        // browser they skip, saying so; REQUIRE_BROWSER=1 (.ci/run) makes that a failure.
+        extends: true,
+        test: {
+          name: 'browser',
+          include: ['test/browser/**/*.test.ts'],
+          globalSetup: ['test/helpers/browser/global-setup.ts'],
+        },
+      },
+    ],
   },
 });

@@ -1,14 +1,42 @@
-import { defineConfig } from 'tsup';
+import { defineConfig, type Options } from 'tsup';
+
+const entry = {
+  index: 'src/index.ts',
+  node: 'src/node.ts',
+  'testing/index': 'src/testing/index.ts',
+};
+
+/**
+ * Runtime dependencies published only as ES modules. `require()` of an ES module works from
+ * Node 20.19 / 22.12 on, but Electron 30-34 main processes run Node 20.11-20.18, so the
+ * CommonJS build carries its own copy of these (docs/decisions/0012-self-contained-commonjs-build.md).
+ * The ESM build keeps them external: bundlers and Node's ESM loader share the app's copy.
+ */
+export const ESM_ONLY_DEPENDENCIES = [
+  /^jose(\/|$)/,
+  /^ky(\/|$)/,
+  /^p-retry(\/|$)/,
+  /^is-network-error(\/|$)/,
+];
+
+const shared: Options = {
+  entry,
+  sourcemap: true,
+  target: 'es2022',
+  // The testing kit's peer: never bundled, the app's msw must see its own handler classes.
+  external: ['msw', 'msw/node'],
+};
 
 export default defineConfig([
+  // Declarations once for both formats (.d.ts and .d.cts), so both describe the same API.
+  { ...shared, format: ['esm', 'cjs'], dts: { only: true } },
+  { ...shared, format: ['esm'] },
   {
-    entry: { index: 'src/index.ts', node: 'src/node.ts', 'testing/index': 'src/testing/index.ts' },
-    format: ['esm', 'cjs'],
-    dts: true,
-    sourcemap: true,
-    clean: true,
-    target: 'es2022',
-    external: ['msw', 'msw/node'],
+    ...shared,
+    format: ['cjs'],
+    noExternal: ESM_ONLY_DEPENDENCIES,
+    // No `splitting`: tsup's experimental CommonJS splitting rewrites jose's class fields into
+    // invalid JavaScript. Each .cjs entry carries what it uses.
   },
   {
     // The `standby-licensing` command (Node only): embed-root and friends.

@@ -1,4 +1,5 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -304,6 +305,79 @@ describe('embed-root --pem', () => {
   });
 });
 
+describe('embed-root --out extensions and --format', () => {
+  async function embed(out: string, ...extra: string[]): Promise<Run> {
+    const pemFile = join(dir, 'format-root.pem');
+    await writeFile(pemFile, caPem);
+    return run(['embed-root', '--pem', pemFile, '--key-id', 'k1', '--out', out, ...extra]);
+  }
+
+  it('writes CommonJS into a .cjs file', async () => {
+    const out = join(dir, 'root.cjs');
+    const result = await embed(out);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('(CommonJS)');
+    const loaded = createRequire(import.meta.url)(out) as { rootCertificate: object };
+    expect(loaded.rootCertificate).toEqual({ pem: caPem.trim(), keyId: 'k1' });
+  });
+
+  it('writes an ES module into a .js file and warns when Node would read it as CommonJS', async () => {
+    const project = await mkdtemp(join(dir, 'cjs-project-'));
+    await writeFile(join(project, 'package.json'), '{"name":"app"}');
+    const out = join(project, 'root.js');
+    const result = await embed(out);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(/warning: .*root\.js is an ES module.*--format cjs/);
+    expect(await readFile(out, 'utf8')).toMatch(/^export const rootCertificate = Object\.freeze/m);
+
+    const esmProject = await mkdtemp(join(dir, 'esm-project-'));
+    await writeFile(join(esmProject, 'package.json'), '{"type":"module"}');
+    const quiet = await embed(join(esmProject, 'root.js'));
+    expect(quiet.code).toBe(0);
+    expect(quiet.stderr).toBe('');
+  });
+
+  it('lets --format win over the extension', async () => {
+    const out = join(dir, 'legacy-root.js');
+    const result = await embed(out, '--format', 'cjs');
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe('');
+    expect(await readFile(out, 'utf8')).toMatch(/^exports\.rootCertificate = Object\.freeze/m);
+  });
+
+  it('writes JSON and PEM', async () => {
+    const json = join(dir, 'root.json');
+    expect((await embed(json, '--export-name', 'appRoot')).code).toBe(0);
+    const data = JSON.parse(await readFile(json, 'utf8')) as Record<string, unknown>;
+    expect(data.appRoot).toEqual({ pem: caPem.trim(), keyId: 'k1' });
+    expect(data.appRootNotAfter).toBe(caNotAfter.toISOString());
+
+    const pem = join(dir, 'embedded-root.pem');
+    const written = await embed(pem);
+    expect(written.code).toBe(0);
+    const text = await readFile(pem, 'utf8');
+    expect(text.slice(text.indexOf('-----BEGIN'))).toBe(`${caPem.trim()}\n`);
+    expect(text).toContain('# Standby signing key: k1');
+  });
+
+  it('refuses a name whose extension says nothing, before writing or asking the standby', async () => {
+    const out = join(dir, 'root.txt');
+    const result = await run([
+      'embed-root',
+      '--standby-url',
+      server.info.standbyUrl,
+      '--api-key',
+      API_KEY,
+      '--out',
+      out,
+    ]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/cannot tell what to write from the name .*root\.txt/);
+    expect(result.calls).toBe(0);
+    await expect(readFile(out)).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+});
+
 describe('embed-root --jwks-url', () => {
   it("embeds the root of the mock main's JWK set, warning that it is trust on first use", async () => {
     const out = join(dir, 'main-root.ts');
@@ -361,6 +435,10 @@ describe('usage', () => {
     [['embed-root', '--pem', 'a.pem', '--out', 'x.ts', '--bogus']],
     [['embed-root', '--jwks-url', 'https://m.example/jwks', '--pem', 'a.pem', '--out', 'x.ts']],
     [['embed-root', '--jwks-url', 'https://m.example/jwks', '--key-id', 'k', '--out', 'x.ts']],
+    [['embed-root', '--pem', 'a.pem', '--out', 'x.txt']],
+    [['embed-root', '--pem', 'a.pem', '--out', 'x']],
+    [['embed-root', '--pem', 'a.pem', '--out', 'x.ts', '--format', 'yaml']],
+    [['embed-root', '--pem', 'a.pem', '--out', 'x.pem', '--export-name', 'appRoot']],
   ])('%j exits 2', async (argv) => {
     const result = await run(argv);
     expect(result.code).toBe(2);

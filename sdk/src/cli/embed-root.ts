@@ -4,6 +4,12 @@ import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { CliError, usageError } from './cli-error.js';
 import type { CliIo } from './cli-io.js';
+import {
+  chooseOutputFormat,
+  isCommonJsScope,
+  OUTPUT_FORMATS,
+  type OutputFormat,
+} from './output-format.js';
 import { renderRootModule } from './render-root-module.js';
 import {
   describeCertificate,
@@ -15,12 +21,14 @@ import {
 export const API_KEY_ENV = 'STANDBY_LICENSING_API_KEY';
 
 export const EMBED_ROOT_USAGE = `Usage:
-  standby-licensing embed-root --standby-url <url> --api-key <key> --out <file.ts> [options]
-  standby-licensing embed-root --pem <root.pem> [--key-id <id>] --out <file.ts> [options]
-  standby-licensing embed-root --jwks-url <url> --out <file.ts> [options]
+  standby-licensing embed-root --standby-url <url> --api-key <key> --out <file> [options]
+  standby-licensing embed-root --pem <root.pem> [--key-id <id>] --out <file> [options]
+  standby-licensing embed-root --jwks-url <url> --out <file> [options]
 
-Writes a TypeScript module exporting a root certificate (and its signing key id) for
+Writes a module exporting a root certificate (and its signing key id) for
 \`trust: { rootCertificates: [rootCertificate] }\`, so the root lives in the app's binary.
+What it writes follows the --out extension: .ts/.mts/.cts TypeScript, .js/.mjs ES module,
+.cjs CommonJS, .json JSON, .pem the certificate; --format overrides it.
 
 With --standby-url it calls POST <url>/signing-keys, which makes a NEW signing key on the
 standby and makes it the default (older keys stay usable). With --pem it reads a root
@@ -36,7 +44,9 @@ Options:
   --pem <file>            Read the root certificate from a PEM file instead
   --key-id <id>           Signing key id of that root (with --pem; recommended)
   --jwks-url <url>        Read the root from a JWK set's x5c instead (development only)
-  --out <file.ts>         Module to write (refuses to overwrite it without --force)
+  --out <file>            File to write (refuses to overwrite it without --force)
+  --format <format>       ${OUTPUT_FORMATS.join('|')}: what to write, whatever the
+                          extension (e.g. CommonJS in a .js file: --format cjs)
   --export-name <name>    Name of the exported constant (default: rootCertificate)
   --force                 Overwrite --out if it exists
   --allow-http            Allow a plain-http standby URL on a non-loopback host
@@ -53,11 +63,20 @@ const OPTIONS = {
   'key-id': { type: 'string' },
   'jwks-url': { type: 'string' },
   out: { type: 'string' },
+  format: { type: 'string' },
   'export-name': { type: 'string' },
   force: { type: 'boolean' },
   'allow-http': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
+
+const FORMAT_NAMES: Readonly<Record<OutputFormat, string>> = {
+  ts: 'TypeScript',
+  esm: 'ES module',
+  cjs: 'CommonJS',
+  json: 'JSON',
+  pem: 'PEM',
+};
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -72,6 +91,9 @@ type Source =
 interface Plan {
   source: Source;
   out: string;
+  format: OutputFormat;
+  /** The format came from a `.js` extension (Node may read that file as CommonJS). */
+  fromJsExtension: boolean;
   exportName: string;
   force: boolean;
 }
@@ -84,12 +106,22 @@ function parse(argv: readonly string[], io: CliIo): Plan | 'help' {
     throw usageError((error as Error).message);
   }
   if (values.help) return 'help';
-  if (values.out === undefined) throw usageError('--out <file.ts> is required');
+  if (values.out === undefined) throw usageError('--out <file> is required');
+  const format = chooseOutputFormat(values.out, values.format);
   const exportName = values['export-name'] ?? 'rootCertificate';
   if (!IDENTIFIER.test(exportName)) {
     throw usageError(`--export-name must be a JavaScript identifier, got ${exportName}`);
   }
-  const plan = { out: resolve(values.out), exportName, force: values.force === true };
+  if (format === 'pem' && values['export-name'] !== undefined) {
+    throw usageError('--export-name does not go with a .pem file: it exports nothing');
+  }
+  const plan = {
+    out: resolve(values.out),
+    format,
+    fromJsExtension: values.format === undefined && /\.js$/i.test(values.out),
+    exportName,
+    force: values.force === true,
+  };
 
   const sources = [values['standby-url'], values.pem, values['jwks-url']].filter(
     (value) => value !== undefined,
@@ -293,7 +325,8 @@ async function loadRoot(
 
 /**
  * The `embed-root` command: gets a root certificate (a new standby signing key, or a PEM file)
- * and writes a TypeScript module embedding it. Resolves the exit code; reports on `io`.
+ * and writes a module embedding it, in the format `--out`'s extension (or `--format`) names.
+ * Resolves the exit code; reports on `io`.
  *
  * @param argv - the arguments after `embed-root`.
  * @example
@@ -317,6 +350,11 @@ export async function embedRoot(argv: readonly string[], io: CliIo): Promise<num
   } else if (keyId === undefined) {
     warnings.push('no --key-id: the SDK cannot pin this root to its signing key after rotation');
   }
+  if (plan.fromJsExtension && (await isCommonJsScope(plan.out))) {
+    warnings.push(
+      `${plan.out} is an ES module, but the nearest package.json has no "type": "module", so Node would load it as CommonJS: use .mjs, .cjs or --format cjs unless a bundler reads it`,
+    );
+  }
   if (root.notAfter.getTime() <= io.now().getTime()) {
     throw new CliError(1, `the certificate expired on ${root.notAfter.toISOString()}`);
   }
@@ -326,6 +364,7 @@ export async function embedRoot(argv: readonly string[], io: CliIo): Promise<num
     source,
     exportName: plan.exportName,
     generatedAt: io.now(),
+    format: plan.format,
   });
   try {
     await writeFile(plan.out, module, { flag: plan.force ? 'w' : 'wx' });
@@ -335,8 +374,9 @@ export async function embedRoot(argv: readonly string[], io: CliIo): Promise<num
     });
   }
   for (const warning of warnings) io.stderr(`standby-licensing embed-root: warning: ${warning}\n`);
+  const what = plan.format === 'pem' ? 'the root certificate' : plan.exportName;
   io.stdout(
-    `Wrote ${plan.out}: ${plan.exportName}${keyId === undefined ? '' : ` (key ${keyId})`}, expires ${root.notAfter.toISOString().slice(0, 10)}\n`,
+    `Wrote ${plan.out} (${FORMAT_NAMES[plan.format]}): ${what}${keyId === undefined ? '' : ` (key ${keyId})`}, expires ${root.notAfter.toISOString().slice(0, 10)}\n`,
   );
   return 0;
 }

@@ -5,7 +5,7 @@ import { embedRoot } from './embed-root.js';
 export const USAGE = `Usage: standby-licensing <command> [options]
 
 Commands:
-  embed-root    Write a TypeScript module embedding the standby's root certificate
+  embed-root    Write a module (.ts, .js, .cjs, .json or .pem) embedding a root certificate
 
 Run \`standby-licensing <command> --help\` for a command's options.
 `;

@@ -1,0 +1,46 @@
+import { relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
+
+/** A page script bundled for the browser, and the files it was made of. */
+export interface PageBundle {
+  /** The ES module to serve as the page's script. */
+  code: string;
+  /** Repository-relative paths of every input file (node_modules and dist included). */
+  inputs: string[];
+}
+
+/**
+ * Bundles a page script (`test/browser/pages/*.ts`) the way an app's bundler would: esbuild,
+ * browser platform, ES module, minified. `@standby-licensing/*` imports resolve through
+ * node_modules to the packages' `exports`, that is to the BUILT `dist` files, never to sources:
+ * the repository's tsconfig `paths` (which point at sources, for tests and typecheck) are
+ * ignored. Throws when an input comes from `sdk/src` or `mock-server/src`.
+ */
+export async function bundlePage(entry: string | URL): Promise<PageBundle> {
+  const entryPath = typeof entry === 'string' ? entry : fileURLToPath(entry);
+  const result = await build({
+    entryPoints: [entryPath],
+    bundle: true,
+    platform: 'browser',
+    format: 'esm',
+    target: 'es2022',
+    minify: true,
+    write: false,
+    metafile: true,
+    logLevel: 'silent',
+    // Replaces every tsconfig.json on disk, so `paths` cannot redirect to sources.
+    tsconfigRaw: {},
+  });
+  // Metafile paths are relative to esbuild's working directory (this process's).
+  const inputs = Object.keys(result.metafile.inputs).map((path) =>
+    relative(repoRoot, resolve(process.cwd(), path)),
+  );
+  const fromSources = inputs.filter((path) => /^(sdk|mock-server)\/src\//.test(path));
+  if (fromSources.length > 0) {
+    throw new Error(`the page bundle took package sources, not dist: ${fromSources.join(', ')}`);
+  }
+  return { code: result.outputFiles[0]!.text, inputs };
+}

@@ -1,0 +1,165 @@
+// cjs-checkout.cjs: what a CommonJS app (an Electron main process, a Jest setup file) does with
+// the published packages, run on the lowest Node their `engines` allow.
+//
+// test/runtime/run.ts copies this file into a consumer project that installed the packed
+// tarballs (and msw, the testing kit's peer), then runs it with that Node. Plain CommonJS, no
+// TypeScript and no dev tools: only what a consumer has. It
+//   1. require()s every entry that each package's `exports` offers under `require`;
+//   2. starts the mock server from its CommonJS entry (port 0, loopback);
+//   3. runs the SDK's `standby-licensing embed-root` bin to write both roots as .cjs modules,
+//      and requires them;
+//   4. checks out a lease from the main service with the licensing client, verifies it again,
+//      and sees a tampered copy refused with TOKEN_INVALID;
+//   5. with the testing kit on msw/node refusing every main request, checks out from the standby;
+//   6. releases everything and prints one summary line (stdout), exit code 0.
+// Any failure exits 1 with the error on stderr.
+'use strict';
+
+const assert = require('node:assert/strict');
+const { execFile } = require('node:child_process');
+const { readFileSync } = require('node:fs');
+const path = require('node:path');
+const { promisify } = require('node:util');
+
+const PACKAGES = ['@standby-licensing/sdk', '@standby-licensing/mock-server'];
+
+/** Every subpath of `name` that its `exports` map offers to `require()`. */
+function commonJsEntries(name) {
+  const manifest = JSON.parse(readFileSync(require.resolve(`${name}/package.json`), 'utf8'));
+  const entries = [];
+  for (const [subpath, target] of Object.entries(manifest.exports)) {
+    if (typeof target === 'object' && target !== null && 'require' in target) {
+      entries.push(subpath === '.' ? name : `${name}${subpath.slice(1)}`);
+    }
+  }
+  return entries;
+}
+
+/**
+ * Runs a package's bin with this Node (the floor), as `npx <bin>` would. Asynchronously: the
+ * mock server it talks to runs in this process.
+ */
+async function runBin(name, bin, args) {
+  const manifestPath = require.resolve(`${name}/package.json`);
+  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8'));
+  const script = path.join(path.dirname(manifestPath), manifest.bin[bin]);
+  return (await promisify(execFile)(process.execPath, [script, ...args])).stdout;
+}
+
+async function json(response) {
+  const text = await response.text();
+  assert.ok(response.ok, `HTTP ${response.status} from ${response.url}: ${text}`);
+  return JSON.parse(text);
+}
+
+async function main() {
+  const required = [];
+  for (const name of PACKAGES) {
+    for (const entry of commonJsEntries(name)) {
+      const loaded = require(entry);
+      assert.ok(Object.keys(loaded).length > 0, `${entry} exports nothing`);
+      required.push(entry);
+    }
+  }
+
+  const { startServer } = require('@standby-licensing/mock-server');
+  const { createLicensingClient, isLicensingError } = require('@standby-licensing/sdk');
+  const server = await startServer({ port: 0, host: '127.0.0.1', state: 'active' });
+  const { mainUrl, standbyUrl, idpUrl, apiKey } = server.info;
+  const summary = [];
+  try {
+    // The two roots an app embeds, written by the SDK's bin as CommonJS modules: a new standby
+    // signing key's root, and the mock main's (trust on first use, development only).
+    const roots = path.join(process.cwd(), 'roots');
+    const embed = (...args) =>
+      runBin('@standby-licensing/sdk', 'standby-licensing', ['embed-root', '--force', ...args]);
+    await embed(
+      '--standby-url',
+      standbyUrl,
+      '--api-key',
+      apiKey,
+      '--out',
+      `${roots}/standby-root.cjs`,
+    );
+    await embed(
+      '--jwks-url',
+      `${mainUrl}/.well-known/jwks.json`,
+      '--out',
+      `${roots}/main-root.cjs`,
+    );
+    const { rootCertificate: standbyRoot } = require(`${roots}/standby-root.cjs`);
+    const { rootCertificate: mainRoot } = require(`${roots}/main-root.cjs`);
+    assert.equal(typeof standbyRoot.keyId, 'string');
+    const signIn = async () =>
+      (
+        await json(
+          await fetch(`${idpUrl}/token`, {
+            method: 'POST',
+            headers: { 'Content-Type': 'application/json' },
+            body: JSON.stringify({ sub: 'cjs-consumer' }),
+          }),
+        )
+      ).id_token;
+    const options = {
+      mainUrl,
+      standbyUrl,
+      auth: { idToken: signIn },
+      trust: { rootCertificates: [standbyRoot, mainRoot] },
+      failover: { mainAttempts: 1, backoffBaseMs: 1, backoffMaxMs: 1 },
+      hardwareId: 'cjs-runtime-check',
+    };
+
+    const client = createLicensingClient(options);
+    const { leases, denied } = await client.checkout(['ItemA']);
+    assert.equal(denied.length, 0);
+    assert.equal(leases.length, 1);
+    const [lease] = leases;
+    assert.equal(lease.servedBy, 'main');
+    assert.equal(lease.claims.ItemA, true);
+    const verified = await client.verify(lease.token, { item: 'ItemA', service: 'main' });
+    assert.equal(verified.claims.jti, lease.claims.jti);
+    const [header, payload, signature] = lease.token.split('.');
+    const forged = Buffer.from(
+      JSON.stringify({ ...lease.claims, exp: lease.claims.exp + 86_400 }),
+    ).toString('base64url');
+    assert.notEqual(forged, payload);
+    const refusal = await client.verify(`${header}.${forged}.${signature}`).then(
+      () => undefined,
+      (error) => error,
+    );
+    assert.ok(isLicensingError(refusal), `a tampered lease was not refused: ${refusal}`);
+    assert.equal(refusal.code, 'TOKEN_INVALID');
+    await client.close();
+    summary.push(
+      `embed-root wrote both roots as .cjs; checkout ItemA from main, verify ok, tampered lease ${refusal.code}`,
+    );
+
+    // The testing kit, on msw's CommonJS build: main refuses every request, the standby serves.
+    const { setupServer } = require('msw/node');
+    const { mainRefused } = require('@standby-licensing/sdk/testing');
+    const msw = setupServer(...mainRefused(mainUrl));
+    msw.listen({ onUnhandledRequest: 'bypass' });
+    try {
+      const drilled = createLicensingClient(options);
+      const { leases: fromStandby } = await drilled.checkout(['ItemA']);
+      assert.equal(fromStandby.length, 1);
+      assert.equal(fromStandby[0].servedBy, 'standby');
+      await drilled.verify(fromStandby[0].token, { item: 'ItemA', service: 'standby' });
+      await drilled.close();
+      summary.push('testing kit mainRefused: ItemA from standby, verify ok');
+    } finally {
+      msw.close();
+    }
+  } finally {
+    await server.close();
+  }
+  const mswVersion = require('msw/package.json').version;
+  console.log(
+    `node ${process.version}: required ${required.length} CommonJS entries (${required.join(', ')}); ${summary.join('; ')} (msw ${mswVersion})`,
+  );
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
