@@ -131,6 +131,7 @@ export {
 } from './events/event-kinds.js';
 export type { FeedSelector } from './events/feed-selector.js';
 export type { FollowOptions, FollowRetryInfo } from './events/follow-feed.js';
+export type { PutAllOptions, PutAllResult } from './events/put-all.js';
 export type { EventSigner, NewEvent, PutOptions } from './events/put-events.js';
 export type { FeedPage, ReadOptions } from './events/read-feed.js';
 export type { EventReadAuth, EventReadKey, EventReadTokenProvider } from './events/read-token.js';

@@ -6,6 +6,7 @@ import type { FeedEvent } from './event-kinds.js';
 import type { EventServiceContext } from './feed-page.js';
 import type { FeedSelector } from './feed-selector.js';
 import { type FollowOptions, followFeed } from './follow-feed.js';
+import { type PutAllOptions, type PutAllResult, putAllEvents } from './put-all.js';
 import { type EventSigner, type NewEvent, type PutOptions, putEvents } from './put-events.js';
 import { type FeedPage, type ReadOptions, readFeedEvents, readFeedPages } from './read-feed.js';
 import { MAX_PAGE_SIZE } from './read-options.js';
@@ -90,6 +91,20 @@ export interface EventClient {
    * );
    */
   put(events: NewEvent | readonly NewEvent[], options?: PutOptions): Promise<void>;
+  /**
+   * Writes many batches in order, signing the next batch while the last one is in flight (about
+   * twice the throughput of awaiting `put` for each). Stops at the first failure and rejects with
+   * its error: every batch before it was stored and reported to `onBatchWritten`, none after it.
+   *
+   * @example
+   * const { events: written } = await events.putAll(batchesOf100(queue), {
+   *   onBatchWritten: (i) => queue.ack(i),
+   * });
+   */
+  putAll(
+    batches: Iterable<readonly NewEvent[]> | AsyncIterable<readonly NewEvent[]>,
+    options?: PutAllOptions,
+  ): Promise<PutAllResult>;
 }
 
 const ALLOWED = ['eventUrl', 'auth', 'signer', 'pageSize', 'timeoutMs', 'fetch', 'now'];
@@ -159,6 +174,7 @@ export function createEventClient(options: EventClientOptions): EventClient {
     },
     follow: (feed, followOptions) => followFeed(context, defaults, feed, followOptions),
     put: (events, putOptions) => putEvents(putContext, events, putOptions),
+    putAll: (batches, putOptions) => putAllEvents(putContext, batches, putOptions),
   };
 }
 

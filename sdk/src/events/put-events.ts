@@ -63,18 +63,18 @@ const MAX_BODY_BYTES = 1024 * 1024;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
- * Validates, signs (compact JWS) and POSTs events to `<eventUrl>/put`. One event is sent as an
- * object, several as an array; the service stores a batch all-or-nothing.
+ * Validates and signs a batch as a compact JWS, ready to POST: one event as an object, several as
+ * an array. Rejects with `INVALID_ARGUMENT` before anything is sent.
  */
-export async function putEvents(
+export async function signEventBatch(
   context: PutContext,
   events: NewEvent | readonly NewEvent[],
-  options: PutOptions = {},
-): Promise<void> {
+  signerOption: EventSigner | undefined,
+): Promise<string> {
   const payload = Array.isArray(events) ? events : [events];
   if (payload.length === 0) throw invalid('put needs at least one event');
   payload.forEach(checkEvent);
-  const signer = options.signer ?? context.signer;
+  const signer = signerOption ?? context.signer;
   if (signer === undefined || typeof signer !== 'object') {
     throw invalid('put needs a signer: { privateKey, alg?, kid? } in its options or the client');
   }
@@ -100,13 +100,22 @@ export async function putEvents(
   if (jws.length > MAX_BODY_BYTES) {
     throw invalid(`the signed batch is ${jws.length} bytes; the service takes at most 1 MiB`);
   }
+  return jws;
+}
+
+/** POSTs a signed batch to `<eventUrl>/put`; resolves on 201, rejects with the mapped error. */
+export async function postEventBatch(
+  context: PutContext,
+  jws: string,
+  signal: AbortSignal | undefined,
+): Promise<void> {
   const outcome = await context.send({
     url: `${context.eventUrl}/put`,
     method: 'POST',
     headers: { 'Content-Type': 'application/jose', Accept: 'application/json' },
     body: jws,
     timeoutMs: context.timeoutMs,
-    signal: options.signal,
+    signal,
   });
   if (outcome.kind === 'response' && outcome.status === 201) return;
   const verdict = classifyOutcome(outcome, {
@@ -120,6 +129,19 @@ export async function putEvents(
     'SERVICE_UNAVAILABLE',
     `The event service answered HTTP ${outcome.kind === 'response' ? outcome.status : '?'} instead of 201 (${context.eventUrl}/put)`,
   );
+}
+
+/**
+ * Validates, signs (compact JWS) and POSTs events to `<eventUrl>/put`. One event is sent as an
+ * object, several as an array; the service stores a batch all-or-nothing.
+ */
+export async function putEvents(
+  context: PutContext,
+  events: NewEvent | readonly NewEvent[],
+  options: PutOptions = {},
+): Promise<void> {
+  const jws = await signEventBatch(context, events, options.signer);
+  await postEventBatch(context, jws, options.signal);
 }
 
 /** Refuses, before sending, what the service would refuse with 400 `invalid_request`. */
