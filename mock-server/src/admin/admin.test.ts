@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { signTestIdToken } from '../../../test/helpers/mock-server/id-tokens.js';
 import { buildApp } from '../app.js';
-import { signTestIdToken } from '../licensing/test-helpers.js';
 
 const START = Date.UTC(2032, 6, 1);
 const HOUR_MS = 3_600_000;

@@ -1,7 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { decodeJwt } from '../../../test/helpers/mock-server/decode-jwt.js';
+import {
+  signTestIdToken,
+  type TestIdTokenOptions,
+} from '../../../test/helpers/mock-server/id-tokens.js';
 import { buildApp } from '../app.js';
-import { decodeJwt, signTestIdToken, type TestIdTokenOptions } from '../licensing/test-helpers.js';
 import { computeServiceKeyHash } from './service-key-hash.js';
 
 const START = Date.UTC(2030, 5, 1);

@@ -1,9 +1,5 @@
 import { createHmac, createSign, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../app.js';
-import { signCompactJws } from '../crypto/jws.js';
-import { parsePublicKeys } from '../crypto/public-keys.js';
-import { getEventsInternals } from './index.js';
 import {
   createWriterKey,
   getFeed,
@@ -11,7 +7,11 @@ import {
   putJson,
   signEvents,
   timestampsOf,
-} from './test-support.js';
+} from '../../../test/helpers/mock-server/events.js';
+import { buildApp } from '../app.js';
+import { signCompactJws } from '../crypto/jws.js';
+import { parsePublicKeys } from '../crypto/public-keys.js';
+import { getEventsInternals } from './index.js';
 
 type App = Awaited<ReturnType<typeof buildApp>>;
 

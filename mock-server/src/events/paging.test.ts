@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type FeedResult,
+  getFeed,
+  mintReadToken,
+  putJson,
+  timestampsOf,
+} from '../../../test/helpers/mock-server/events.js';
 import { buildApp } from '../app.js';
-import { type FeedResult, getFeed, mintReadToken, putJson, timestampsOf } from './test-support.js';
 
 type App = Awaited<ReturnType<typeof buildApp>>;
 

@@ -3,8 +3,9 @@ import { createPublicKey, verify, webcrypto } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodeJwt } from '../../../test/helpers/mock-server/decode-jwt.js';
+import { signTestIdToken } from '../../../test/helpers/mock-server/id-tokens.js';
 import { buildApp } from '../app.js';
-import { decodeJwt, signTestIdToken } from '../licensing/test-helpers.js';
 
 const provider = webcrypto as unknown as Crypto;
 const START = Date.UTC(2031, 2, 3);

@@ -3,9 +3,10 @@ import { createPublicKey, verify, webcrypto } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { decodeJwt } from '../../../test/helpers/mock-server/decode-jwt.js';
+import { signTestIdToken } from '../../../test/helpers/mock-server/id-tokens.js';
 import { buildApp } from '../app.js';
 import { computeServiceKeyHash } from '../auth/service-key-hash.js';
-import { decodeJwt, signTestIdToken } from '../licensing/test-helpers.js';
 
 const provider = webcrypto as unknown as Crypto;
 const START = Date.UTC(2030, 0, 15, 12, 0, 0);

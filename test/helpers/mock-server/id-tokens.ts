@@ -1,20 +1,7 @@
+// Test helper: ID tokens signed by a mock server's built-in issuer (valid, expired, forged).
 import { createHmac } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { signCompactJws } from '../crypto/jws.js';
-
-/** Decodes one segment of a compact JWS (test helper). */
-export function decodeSegment(segment: string): Record<string, unknown> {
-  return JSON.parse(Buffer.from(segment, 'base64url').toString('utf8'));
-}
-
-/** Header and payload of a compact JWS (test helper; no verification). */
-export function decodeJwt(token: string): {
-  header: Record<string, unknown>;
-  payload: Record<string, unknown>;
-} {
-  const [header, payload] = token.split('.') as [string, string];
-  return { header: decodeSegment(header), payload: decodeSegment(payload) };
-}
+import { signCompactJws } from '../../../mock-server/src/crypto/jws.js';
 
 /** Options of {@link signTestIdToken}: claim overrides and how to sign. */
 export interface TestIdTokenOptions {
