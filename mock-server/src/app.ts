@@ -3,8 +3,11 @@ import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import { createFaultRegistry } from './admin/fault-registry.js';
 import { adminService } from './admin/index.js';
 import { contextPlugin } from './context.js';
-import { apiErrorSchema, handleClientError, installErrorHandling } from './errors.js';
+import { apiErrorSchema, createFrameworkErrorHandler, installErrorHandling } from './errors.js';
 import { eventsService } from './events/index.js';
+import { corsPlugin, createCorsPolicy } from './http/cors.js';
+import { addDepthCheckedJsonParser } from './http/json-depth.js';
+import { createClientErrorHandler, installNodeAnswers } from './http/node-answers.js';
 import { idpService } from './idp/index.js';
 import { mainService } from './main/index.js';
 import { type MockServerOptions, resolveOptions } from './options.js';
@@ -28,19 +31,43 @@ export const SERVICE_PREFIXES = {
  */
 export async function buildApp(options: MockServerOptions = {}): Promise<FastifyInstance> {
   const config = resolveOptions(options);
+  const { limits } = config;
+  const cors = createCorsPolicy({ origins: config.corsOrigins, wireNames: config.wireNames });
   const app = Fastify({
     logger: options.logger ?? false,
     // Keep-alive sockets and parked long polls must not hold up shutdown.
     forceCloseConnections: true,
-    return503OnClosing: true,
+    // Answered by installNodeAnswers as an ApiError instead of Fastify's own 503 body.
+    return503OnClosing: false,
     // A log line per request would dominate the /authz/.jwt hot path; errors are still logged.
     logController: new LogController({ disableRequestLogging: true }),
-    clientErrorHandler: handleClientError,
+    clientErrorHandler: createClientErrorHandler(cors),
+    frameworkErrors: createFrameworkErrorHandler((origin) => cors.headersFor(origin)),
     // No pino child logger per request: with request logging off it only costs memory (about
     // 0.6 KiB RSS per parked long poll, bench row 5). Error lines then carry no reqId.
     childLoggerFactory: (logger) => logger,
+    bodyLimit: limits.maxBodyBytes,
+    // Path segments are percent-encoded: a code point takes at most 12 characters (4 bytes as
+    // %XX). Ids longer than the limit are refused by the route schemas with a 400.
+    routerOptions: { maxParamLength: limits.maxIdLength * 12 },
+    requestTimeout: limits.requestTimeoutMs,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    // No socket inactivity timeout: a parked long poll is idle by design (maxWaitMs bounds it).
+    connectionTimeout: 0,
+    http: {
+      // Without Host, Node would answer an empty 400 itself; installNodeAnswers answers instead.
+      requireHostHeader: false,
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      // Node checks the two timeouts on this interval: the 408 goes out at most a sixth late.
+      connectionsCheckingInterval: Math.max(50, Math.floor(limits.requestTimeoutMs / 6)),
+    },
   });
   installErrorHandling(app);
+  // CORS first: its hook sets the headers before any other hook can answer.
+  await app.register(corsPlugin, { policy: cors });
+  installNodeAnswers(app, cors);
+  addDepthCheckedJsonParser(app, limits.maxJsonDepth);
   app.addSchema(apiErrorSchema);
 
   await app.register(swagger, {
