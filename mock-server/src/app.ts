@@ -6,7 +6,7 @@ import { contextPlugin } from './context.js';
 import { apiErrorSchema, createFrameworkErrorHandler, installErrorHandling } from './errors.js';
 import { eventsService } from './events/index.js';
 import { corsPlugin, createCorsPolicy } from './http/cors.js';
-import { addDepthCheckedJsonParser } from './http/json-depth.js';
+import { addDepthCheckedJsonParser } from './http/json-body-parser.js';
 import { createClientErrorHandler, installNodeAnswers } from './http/node-answers.js';
 import { idpService } from './idp/index.js';
 import { mainService } from './main/index.js';

@@ -1,3 +1,5 @@
+import { JSON_DEPTH_CAP } from './json-depth.js';
+
 /**
  * Limits of the mock server (DECISIONS.md "Limits of the mock server"). Each one is a `buildApp`
  * option (`limits.<name>`) and a command-line option; every refusal is an ApiError. The table in
@@ -62,7 +64,7 @@ export const DEFAULT_LIMITS: Readonly<Omit<MockServerLimits, 'headersTimeoutMs'>
 const RANGES: Record<keyof MockServerLimits, readonly [number, number]> = {
   maxItemsPerRequest: [1, 100_000],
   maxIdLength: [1, 100_000],
-  maxJsonDepth: [1, 10_000],
+  maxJsonDepth: [1, JSON_DEPTH_CAP],
   maxBodyBytes: [1024, 1024 * 1024 * 1024],
   requestTimeoutMs: [100, 3_600_000],
   headersTimeoutMs: [100, 3_600_000],

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TrustedKey } from '../crypto/public-keys.js';
 import { ApiError } from '../errors.js';
+import { measureJsonDepth } from '../json-depth.js';
 import { createEventStore, type EventStore, objectFeedName } from '../store/event-store.js';
 import { authorizeRead } from './authorize-read.js';
 import { buildFeedPage, countInRange, feedPath } from './build-feed.js';
@@ -8,10 +9,7 @@ import { parseFeedQuery } from './feed-query.js';
 import { FeedWaiters } from './feed-waiters.js';
 import { objectFeedSchema, putSchema, sourceFeedSchema } from './schemas.js';
 import { validateEvents } from './validate-events.js';
-import { JwsError, parseCompactJws, verifyCompactJws } from './verify-jws.js';
-
-/** Largest accepted write body: 1 MiB (DECISIONS.md). */
-export const MAX_EVENT_BODY_BYTES = 1024 * 1024;
+import { verifyEventJws } from './verify-event-jws.js';
 
 /** Internals of a running events service, for tests and diagnostics. */
 export interface EventsInternals {
@@ -36,7 +34,19 @@ function mediaType(request: FastifyRequest): string {
   return (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
 }
 
-function parseJson(text: string, what: string): unknown {
+/**
+ * Parses written JSON after checking its depth without recursion: a field of an event may nest
+ * `maxDepth` containers, not counting the event object nor a batch array around it.
+ */
+function parseEventJson(text: string, what: string, maxDepth: number): unknown {
+  const allowed = maxDepth + (text.trimStart().startsWith('[') ? 2 : 1);
+  if (measureJsonDepth(text, allowed) > allowed) {
+    throw new ApiError(
+      400,
+      'invalid_request',
+      `${what} nests deeper than ${maxDepth} levels inside an event field`,
+    );
+  }
   try {
     return JSON.parse(text);
   } catch {
@@ -56,9 +66,11 @@ function checkFeedSegment(value: string, name: string): void {
  * and long polling). Events live in memory, and with `dataDir` also in `<dataDir>/events.log`.
  */
 export async function eventsService(app: FastifyInstance): Promise<void> {
+  const { limits } = app.config;
   const store = await createEventStore({
     dataDir: app.config.dataDir,
     now: () => app.clock.now(),
+    onWarning: (message) => app.log.warn(message),
   });
   const waiters = new FeedWaiters();
   store.onCommit((events) => waiters.notify(events));
@@ -88,7 +100,7 @@ export async function eventsService(app: FastifyInstance): Promise<void> {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(
     ['application/jose', 'application/json'],
-    { parseAs: 'string', bodyLimit: MAX_EVENT_BODY_BYTES },
+    { parseAs: 'string', bodyLimit: limits.maxBodyBytes },
     (_request, body, done) => done(null, body),
   );
 
@@ -97,21 +109,10 @@ export async function eventsService(app: FastifyInstance): Promise<void> {
     const text = typeof request.body === 'string' ? request.body : '';
     let payload: unknown;
     if (type === 'application/jose') {
-      let jws: ReturnType<typeof parseCompactJws>;
-      try {
-        jws = parseCompactJws(text);
-        if (app.config.eventWriterKeys.length > 0) {
-          verifyCompactJws(jws, app.config.eventWriterKeys);
-        }
-      } catch (err) {
-        if (err instanceof JwsError && err.reason === 'bad_signature') {
-          throw new ApiError(401, 'invalid_signature', err.message);
-        }
-        throw new ApiError(400, 'invalid_request', (err as Error).message);
-      }
-      payload = parseJson(jws.payloadText, 'The JWS payload');
+      const payloadText = await verifyEventJws(text, app.config.eventWriterKeys);
+      payload = parseEventJson(payloadText, 'The JWS payload', limits.maxJsonDepth);
     } else if (type === 'application/json' && !app.config.requireSignedEvents) {
-      payload = parseJson(text, 'The body');
+      payload = parseEventJson(text, 'The body', limits.maxJsonDepth);
     } else {
       throw new ApiError(
         415,
@@ -121,7 +122,7 @@ export async function eventsService(app: FastifyInstance): Promise<void> {
           : 'Send events with Content-Type: application/jose (JWS) or application/json',
       );
     }
-    await store.append(validateEvents(payload));
+    await store.append(validateEvents(payload, limits));
     return reply.code(201).send();
   });
 
@@ -130,8 +131,21 @@ export async function eventsService(app: FastifyInstance): Promise<void> {
       { kid: app.keyring.issuer.kid, key: app.keyring.issuer.publicKey },
     ];
 
+  // The feed a read route names (its params are known before any hook runs).
+  const feedOf = (params: unknown): string => {
+    const { eventSourceId, eventObjectType, eventObjectId } = params as Record<string, string>;
+    return eventSourceId ?? objectFeedName(eventObjectType!, eventObjectId!);
+  };
+  // Route -> auth hook -> handler: reads are authorized before anything else of them runs.
+  const authorizeFeedRead = async (request: FastifyRequest) =>
+    authorizeRead(
+      request.headers.authorization,
+      feedOf(request.params),
+      readerKeys(),
+      app.clock.now(),
+    );
+
   const readFeed = async (request: FastifyRequest, reply: FastifyReply, feed: string) => {
-    authorizeRead(request.headers.authorization, feed, readerKeys(), app.clock.now());
     const query = parseFeedQuery(request.query as Record<string, unknown>);
     const canGrow = query.before === undefined || query.before > store.lastTimestamp + 1n;
     if (query.after !== undefined && query.maxWaitMs > 0 && canGrow) {
@@ -160,7 +174,7 @@ export async function eventsService(app: FastifyInstance): Promise<void> {
 
   app.get<{ Params: { eventSourceId: string } }>(
     '/get/:eventSourceId',
-    { schema: sourceFeedSchema },
+    { schema: sourceFeedSchema(limits.maxIdLength), onRequest: authorizeFeedRead },
     async (request, reply) => {
       const { eventSourceId } = request.params;
       checkFeedSegment(eventSourceId, 'eventSourceId');
@@ -170,7 +184,7 @@ export async function eventsService(app: FastifyInstance): Promise<void> {
 
   app.get<{ Params: { eventObjectType: string; eventObjectId: string } }>(
     '/get/:eventObjectType/:eventObjectId',
-    { schema: objectFeedSchema },
+    { schema: objectFeedSchema(limits.maxIdLength), onRequest: authorizeFeedRead },
     async (request, reply) => {
       const { eventObjectType, eventObjectId } = request.params;
       checkFeedSegment(eventObjectType, 'eventObjectType');

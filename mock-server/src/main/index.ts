@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { createFaultHook } from '../admin/fault-hook.js';
 import type { FaultRegistry } from '../admin/fault-registry.js';
+import { installAuthHook } from '../auth/auth-hook.js';
 import { createAuthenticator } from '../auth/authenticate.js';
 import { toX5c } from '../crypto/certificates.js';
 import { toPublicJwk } from '../crypto/jwk.js';
@@ -45,33 +46,40 @@ export async function mainService(
   const jwks = { keys: [toPublicJwk(signer, toX5c(chain))] };
   const catalogue = app.config.items;
   const isLicensed = catalogue.has('*') ? undefined : (item: string) => catalogue.has(item);
-  const authenticate = createAuthenticator(app, {
-    realm: 'main',
-    schemes: ['IdToken', 'Bearer', 'ServiceKeyHash'],
-    graceSeconds: 0,
-  });
-  const authenticateUser = createAuthenticator(app, {
-    realm: 'main',
-    schemes: ['IdToken', 'Bearer'],
-    graceSeconds: 0,
-  });
   const prefix = app.prefix;
 
   // The main service keeps no state of its own (its key and chain are permanent).
   app.resets.set('main', () => undefined);
   addFormBodyParser(app);
+  // Faults first: an outage answers before anything else runs.
   if (options.faults) app.addHook('onRequest', createFaultHook(options.faults, prefix));
+  installAuthHook(app, {
+    authenticate: createAuthenticator(app, {
+      realm: 'main',
+      schemes: ['IdToken', 'Bearer', 'ServiceKeyHash'],
+      graceSeconds: 0,
+    }),
+    authenticateUser: createAuthenticator(app, {
+      realm: 'main',
+      schemes: ['IdToken', 'Bearer'],
+      graceSeconds: 0,
+    }),
+  });
 
-  app.get('/.well-known/jwks.json', { schema: jwksSchema }, async () => jwks);
+  app.get(
+    '/.well-known/jwks.json',
+    { schema: jwksSchema, config: { access: 'public' } },
+    async () => jwks,
+  );
 
   app.route({
     method: ['GET', 'POST'],
     url: '/authz/.jwt',
     schema: authzSchema,
+    config: { access: 'caller' },
     handler: (request, reply) => {
-      const caller = authenticate(request);
       return sendLeaseTokens(request, reply, prefix, {
-        subject: caller.sub,
+        subject: request.caller!.sub,
         now: now(),
         signer,
         ...(isLicensed ? { isLicensed } : {}),
@@ -83,13 +91,11 @@ export async function mainService(
     '/licensing/actions/checkout',
     {
       schema: checkoutSchema,
-      // Authenticate before the body is validated: an anonymous caller gets 401, not 400.
-      preValidation: async (request) => {
-        authenticateUser(request);
-      },
+      // ID tokens only; checked before the body is read, so an anonymous caller gets 401.
+      config: { access: 'user' },
     },
     async (request): Promise<CheckoutResult[]> => {
-      const caller = authenticateUser(request);
+      const caller = request.caller!;
       const issuer = serviceBaseUrl(request, prefix);
       return request.body.map(({ productName }) => {
         if (isLicensed && !isLicensed(productName)) {

@@ -1,5 +1,9 @@
-import type { FastifyInstance } from 'fastify';
-import { ApiError } from '../errors.js';
+/**
+ * The deepest nesting any JSON the server parses may have, whatever `limits.maxJsonDepth` says:
+ * well below the depth at which `JSON.stringify` overflows Node's default stack (about 4 500
+ * levels deep inside the event write queue).
+ */
+export const JSON_DEPTH_CAP = 1000;
 
 /**
  * How deep JSON text nests: the largest number of containers (`{` or `[`) open at once, so
@@ -33,26 +37,4 @@ export function measureJsonDepth(text: string, stopAbove = Number.POSITIVE_INFIN
     } else if (c === 0x7d || c === 0x5d) depth--;
   }
   return deepest;
-}
-
-/**
- * Replaces the instance's `application/json` parser with Fastify's own (prototype-poisoning
- * checks included) behind a depth check: a body whose outermost container holds more than
- * `maxDepth` levels of containers is 400 `invalid_request`, before it is parsed.
- */
-export function addDepthCheckedJsonParser(app: FastifyInstance, maxDepth: number): void {
-  const parse = app.getDefaultJsonParser('error', 'error');
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    const text = body as string;
-    // The body's own container is not counted.
-    if (measureJsonDepth(text, maxDepth + 1) - 1 > maxDepth) {
-      done(
-        new ApiError(400, 'invalid_request', `The JSON body nests deeper than ${maxDepth} levels`),
-        undefined,
-      );
-      return;
-    }
-    parse(request, text, done);
-  });
 }
