@@ -5,7 +5,7 @@ import { rawParameters, serviceBaseUrl } from './request-parameters.js';
 
 /**
  * The shared end of both services' `/authz/.jwt`: parses the request's raw parameters, issues
- * the tokens (`iss` = the base URL the request reached under `prefix`) and sends them as
+ * the tokens (`iss` = the server's public base URL under `prefix`) and sends them as
  * `application/jwt`.
  */
 export function sendLeaseTokens(
@@ -15,7 +15,8 @@ export function sendLeaseTokens(
   options: Omit<IssueLeaseTokensOptions, 'issuer'>,
 ): FastifyReply {
   const [query, body] = rawParameters(request);
-  const tokens = issueLeaseTokens(parseAuthzRequest(query, body), {
+  const limits = { maxItems: request.server.config.limits.maxItemsPerRequest };
+  const tokens = issueLeaseTokens(parseAuthzRequest(query, body, limits), {
     ...options,
     issuer: serviceBaseUrl(request, prefix),
   });

@@ -60,7 +60,7 @@ describe('main service', () => {
     expect(a!.header).toEqual({ alg: 'RS256', kid: app.keyring.main.kid, typ: 'JWT' });
     expect(a!.payload).toMatchObject({
       ItemA: true,
-      iss: 'http://localhost:80/main',
+      iss: 'http://localhost/main',
       sub: 'bob',
       iat,
       exp: iat + 28_800,

@@ -1,3 +1,4 @@
+import { createDocumentCheck } from '../store/document-check.js';
 import type { StateStore } from '../store/state-store.js';
 
 /** The standby's API state. */
@@ -30,6 +31,21 @@ export interface StandbyState {
 
 const DOCUMENT = 'standby-state';
 
+const STATES = ['dormant', 'active'];
+
+const checkState = createDocumentCheck<StoredState>({
+  type: 'object',
+  required: ['state'],
+  properties: {
+    state: { type: 'string', enum: STATES },
+    pending: {
+      type: 'object',
+      required: ['state', 'effectiveAt'],
+      properties: { state: { type: 'string', enum: STATES }, effectiveAt: { type: 'integer' } },
+    },
+  },
+});
+
 /**
  * Loads the standby state from `store` (first start: `initial`).
  *
@@ -41,7 +57,7 @@ export async function loadStandbyState(
   store: StateStore,
   options: StandbyStateOptions,
 ): Promise<StandbyState> {
-  const stored = await store.read<StoredState>(DOCUMENT);
+  const stored = await store.read(DOCUMENT, checkState);
   let doc: StoredState = stored ?? { state: options.initial };
   // Stored at once, so a restart keeps the state the first start was given (`--state`).
   if (!stored) await store.write(DOCUMENT, doc);

@@ -162,7 +162,7 @@ describe('standby service', () => {
         expect(verifyWithJwks(tokens[i]!, keys)).toBe(true);
         expect(header).toEqual({ alg: 'RS256', kid: keys[0]!.kid, typ: 'JWT' });
         expect(payload).toMatchObject({
-          iss: 'http://localhost:80/standby',
+          iss: 'http://localhost/standby',
           sub: 'user-1',
           iat,
           exp: iat + 28_800,
@@ -217,7 +217,7 @@ describe('standby service', () => {
         expect(payload).toEqual({
           J1: true,
           J2: true,
-          iss: 'http://localhost:80/standby',
+          iss: 'http://localhost/standby',
           sub: 'user-1',
           iat,
           exp: iat + 28_800,
