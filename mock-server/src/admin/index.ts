@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../errors.js';
+import { useStrictBodyValidation } from '../validation/strict-body-validation.js';
 import type { FaultRegistry, FaultRoute, FaultSpec } from './fault-registry.js';
 import {
   clearFaultsSchema,
@@ -27,6 +28,8 @@ export async function adminService(
 ): Promise<void> {
   const { faults } = options;
   const clock = app.clock;
+  const maxOffsetMs = app.config.limits.maxClockOffsetMs;
+  useStrictBodyValidation(app);
   const clockView = () => {
     const nowMs = clock.now();
     return { now: new Date(nowMs).toISOString(), nowMs, offsetMs: clock.offsetMs };
@@ -74,10 +77,18 @@ export async function adminService(
 
   app.put<{ Body: { offsetMs?: number; advanceMs?: number } }>(
     '/clock',
-    { schema: setClockSchema },
+    { schema: setClockSchema(maxOffsetMs) },
     async (request) => {
       const { offsetMs, advanceMs } = request.body;
-      clock.offsetMs = offsetMs ?? clock.offsetMs + (advanceMs ?? 0);
+      const next = offsetMs ?? clock.offsetMs + (advanceMs ?? 0);
+      if (Math.abs(next) > maxOffsetMs) {
+        throw new ApiError(
+          400,
+          'invalid_request',
+          `The clock offset would be ${next} ms; it must stay within ±${maxOffsetMs} ms`,
+        );
+      }
+      clock.offsetMs = next;
       return clockView();
     },
   );

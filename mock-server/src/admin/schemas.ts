@@ -51,6 +51,7 @@ export const setFaultSchema = {
       count: {
         type: 'integer',
         minimum: 1,
+        maximum: 1_000_000_000,
         description: 'Only the next N requests. Default: until cleared',
       },
     },
@@ -128,18 +129,34 @@ export const getClockSchema = {
   response: { 200: clockSchema },
 } as const;
 
-export const setClockSchema = {
-  summary: 'Set the clock offset (offsetMs) or move it by advanceMs',
-  tags: ['admin'],
-  body: {
-    type: 'object',
-    additionalProperties: false,
-    minProperties: 1,
-    maxProperties: 1,
-    properties: {
-      offsetMs: { type: 'integer', description: 'New offset from the base clock, in ms' },
-      advanceMs: { type: 'integer', description: 'Added to the current offset, in ms' },
+/**
+ * `PUT /admin/clock`: `offsetMs` an integer within ±`maxOffsetMs` (the `maxClockOffsetMs` limit),
+ * or `advanceMs` an integer that keeps the offset within it. Validated strictly: `"5"`, `null`,
+ * `true` and fractions are refused, never coerced.
+ */
+export const setClockSchema = (maxOffsetMs: number) =>
+  ({
+    summary: 'Set the clock offset (offsetMs) or move it by advanceMs',
+    tags: ['admin'],
+    body: {
+      type: 'object',
+      additionalProperties: false,
+      minProperties: 1,
+      maxProperties: 1,
+      properties: {
+        offsetMs: {
+          type: 'integer',
+          minimum: -maxOffsetMs,
+          maximum: maxOffsetMs,
+          description: 'New offset from the base clock, in ms',
+        },
+        advanceMs: {
+          type: 'integer',
+          minimum: -2 * maxOffsetMs,
+          maximum: 2 * maxOffsetMs,
+          description: 'Added to the current offset, in ms; the result must stay within the limit',
+        },
+      },
     },
-  },
-  response: { 200: clockSchema, 400: apiErrorSchema, 415: apiErrorSchema },
-} as const;
+    response: { 200: clockSchema, 400: apiErrorSchema, 415: apiErrorSchema },
+  }) as const;

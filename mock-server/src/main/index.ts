@@ -90,7 +90,7 @@ export async function mainService(
   app.post<{ Body: CheckoutLine[] }>(
     '/licensing/actions/checkout',
     {
-      schema: checkoutSchema,
+      schema: checkoutSchema(app.config.limits.maxItemsPerRequest),
       // ID tokens only; checked before the body is read, so an anonymous caller gets 401.
       config: { access: 'user' },
     },

@@ -24,42 +24,44 @@ export const jwksSchema = {
   response: { 200: jwksResponseSchema },
 } as const;
 
-export const checkoutSchema = {
-  summary: 'Check out licenses with an ID token (IdToken or Bearer)',
-  tags: ['main'],
-  headers: authzHeadersSchema,
-  body: {
-    type: 'array',
-    minItems: 1,
-    maxItems: 100,
-    items: {
-      type: 'object',
-      required: ['productName', 'qty', 'qtyDimension'],
-      additionalProperties: false,
-      properties: {
-        productName: { type: 'string', minLength: 1, maxLength: 200 },
-        qty: { type: 'integer', minimum: 1 },
-        qtyDimension: { type: 'string', enum: ['SEATS', 'USE_COUNT', 'USE_TIME'] },
-      },
-    },
-  },
-  response: {
-    200: {
+/** `POST /licensing/actions/checkout`: at most `maxItems` lines (the `maxItemsPerRequest` limit). */
+export const checkoutSchema = (maxItems: number) =>
+  ({
+    summary: 'Check out licenses with an ID token (IdToken or Bearer)',
+    tags: ['main'],
+    headers: authzHeadersSchema,
+    body: {
       type: 'array',
+      minItems: 1,
+      maxItems,
       items: {
         type: 'object',
-        required: ['productName', 'granted'],
+        required: ['productName', 'qty', 'qtyDimension'],
+        additionalProperties: false,
         properties: {
-          productName: { type: 'string' },
-          granted: { type: 'boolean' },
-          jwt: { type: 'string' },
-          errorCode: { type: 'string' },
-          errorDescription: { type: 'string' },
+          productName: { type: 'string', minLength: 1, maxLength: 200 },
+          qty: { type: 'integer', minimum: 1 },
+          qtyDimension: { type: 'string', enum: ['SEATS', 'USE_COUNT', 'USE_TIME'] },
         },
       },
     },
-    400: apiErrorSchema,
-    401: apiErrorSchema,
-    415: apiErrorSchema,
-  },
-} as const;
+    response: {
+      200: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['productName', 'granted'],
+          properties: {
+            productName: { type: 'string' },
+            granted: { type: 'boolean' },
+            jwt: { type: 'string' },
+            errorCode: { type: 'string' },
+            errorDescription: { type: 'string' },
+          },
+        },
+      },
+      400: apiErrorSchema,
+      401: apiErrorSchema,
+      415: apiErrorSchema,
+    },
+  }) as const;
