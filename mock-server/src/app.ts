@@ -47,9 +47,10 @@ export async function buildApp(options: MockServerOptions = {}): Promise<Fastify
     // 0.6 KiB RSS per parked long poll, bench row 5). Error lines then carry no reqId.
     childLoggerFactory: (logger) => logger,
     bodyLimit: limits.maxBodyBytes,
-    // Path segments are percent-encoded: a code point takes at most 12 characters (4 bytes as
-    // %XX). Ids longer than the limit are refused by the route schemas with a 400.
-    routerOptions: { maxParamLength: limits.maxIdLength * 12 },
+    // The router measures decoded path segments in UTF-16 units: a code point takes at most 2.
+    // Longer segments get a 400 from frameworkErrors; ids between the limit and this, a 400
+    // from the route schemas (maxLength counts code points). Never Fastify's 414.
+    routerOptions: { maxParamLength: limits.maxIdLength * 2 },
     requestTimeout: limits.requestTimeoutMs,
     keepAliveTimeout: limits.keepAliveTimeoutMs,
     // No socket inactivity timeout: a parked long poll is idle by design (maxWaitMs bounds it).
