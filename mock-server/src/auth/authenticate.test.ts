@@ -93,6 +93,9 @@ describe('authentication on the standby and main services', () => {
     ['no sub', { claims: { sub: undefined } }],
     ['no exp', { claims: { exp: undefined } }],
     ['no iat', { claims: { iat: 'yesterday' } }],
+    ['a crit header, signature valid', { header: { crit: ['exp'], exp: 1 } }],
+    ['a b64 header, signature valid', { header: { b64: false, crit: ['b64'] } }],
+    ['a signature in standard base64', { standardBase64: true }],
   ])('refuses %s with 401 invalid_token and WWW-Authenticate', async (_name, options) => {
     for (const res of [await standby(idToken(options)), await main(idToken(options))]) {
       expect(res.statusCode).toBe(401);

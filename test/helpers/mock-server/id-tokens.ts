@@ -10,6 +10,10 @@ export interface TestIdTokenOptions {
   alg?: 'RS256' | 'HS256' | 'none';
   /** Corrupt the signature. */
   tamper?: boolean;
+  /** Extra protected-header members (RS256 only), e.g. `{ crit: ['exp'], exp: 1 }`. */
+  header?: Record<string, unknown>;
+  /** Write the RS256 signature in standard base64 with padding (`+/=`) instead of base64url. */
+  standardBase64?: boolean;
 }
 
 /**
@@ -29,10 +33,14 @@ export function signTestIdToken(app: FastifyInstance, options: TestIdTokenOption
   const alg = options.alg ?? 'RS256';
   if (alg === 'RS256') {
     const token = signCompactJws(
-      { alg, kid: app.keyring.issuer.kid, typ: 'JWT' },
+      { alg, kid: app.keyring.issuer.kid, typ: 'JWT', ...options.header },
       payload,
       app.keyring.issuer.privateKey,
     );
+    if (options.standardBase64) {
+      const [h, p, sig] = token.split('.') as [string, string, string];
+      return `${h}.${p}.${Buffer.from(sig, 'base64url').toString('base64')}`;
+    }
     return options.tamper ? `${token.slice(0, -6)}AAAAAA` : token;
   }
   const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
