@@ -103,7 +103,7 @@ describe('answers Node or Fastify would give in their own shape, over a real soc
       `Origin: ${ORIGIN}\r\nContent-Length: 60\r\n\r\n`;
     const start = '{"eventType":"Slow","eventSourceId":"slow-body"';
     const answer = await sendRaw(port, head + start, {
-      then: (socket) =>
+      onConnect: (socket) =>
         // The rest arrives only after the 408: the server must not act on it any more.
         socket.once('data', () => socket.end(`${',"x":1'.padEnd(60 - start.length - 1)}}`)),
     });

@@ -54,7 +54,7 @@ export interface SendRawOptions {
    */
   end?: boolean;
   /** Called once connected, to write more over time; `data` is written first. */
-  then?: (socket: Socket) => void;
+  onConnect?: (socket: Socket) => void;
 }
 
 /**
@@ -70,7 +70,7 @@ export function sendRaw(
     const socket = connect(port, '127.0.0.1', () => {
       socket.write(data);
       if (options.end) socket.end();
-      options.then?.(socket);
+      options.onConnect?.(socket);
     });
     let text = '';
     let error: string | undefined;
