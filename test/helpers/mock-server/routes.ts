@@ -9,18 +9,27 @@ export interface DescribedRoute {
   path: string;
   /** A concrete URL for it: every `{param}` replaced by `sample`. */
   url: string;
+  /** The JSON schema of its `application/json` body, when it declares one. */
+  bodySchema?: Record<string, unknown>;
 }
 
 /** Every (method, path) of `app.swagger()`, with `{param}` segments filled by `sample`. */
 export function describedRoutes(app: FastifyInstance, sample = 'p1'): DescribedRoute[] {
+  type Operation = {
+    requestBody?: { content?: Record<string, { schema?: Record<string, unknown> }> };
+  };
   const doc = (
-    app as unknown as { swagger(): { paths: Record<string, Record<string, unknown>> } }
+    app as unknown as { swagger(): { paths: Record<string, Record<string, Operation>> } }
   ).swagger();
   return Object.entries(doc.paths).flatMap(([path, methods]) =>
-    Object.keys(methods).map((method) => ({
-      method: method.toUpperCase(),
-      path,
-      url: path.replace(/\{[^}]+\}/g, sample),
-    })),
+    Object.entries(methods).map(([method, operation]) => {
+      const bodySchema = operation.requestBody?.content?.['application/json']?.schema;
+      return {
+        method: method.toUpperCase(),
+        path,
+        url: path.replace(/\{[^}]+\}/g, sample),
+        ...(bodySchema ? { bodySchema } : {}),
+      };
+    }),
   );
 }
