@@ -139,6 +139,12 @@ describe('main service', () => {
       [{ productName: 'ItemA', qty: 0, qtyDimension: 'SEATS' }],
       [{ productName: 'ItemA', qty: 1, qtyDimension: 'MINUTES' }],
       { productName: 'ItemA' },
+      [{ productName: 'exp', qty: 1, qtyDimension: 'SEATS' }],
+      Array.from({ length: 101 }, (_, i) => ({
+        productName: `P${i}`,
+        qty: 1,
+        qtyDimension: 'SEATS',
+      })),
     ]) {
       const res = await app.inject({
         method: 'POST',

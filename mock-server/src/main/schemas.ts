@@ -1,3 +1,4 @@
+import { CLAIM_NAMES } from '../licensing/parse-authz-request.js';
 import {
   apiErrorSchema,
   authzHeadersSchema,
@@ -39,7 +40,14 @@ export const checkoutSchema = (maxItems: number) =>
         required: ['productName', 'qty', 'qtyDimension'],
         additionalProperties: false,
         properties: {
-          productName: { type: 'string', minLength: 1, maxLength: 200 },
+          productName: {
+            type: 'string',
+            minLength: 1,
+            maxLength: 200,
+            // Named like a token claim, its `<item>: true` would be overwritten by the claim.
+            not: { enum: [...CLAIM_NAMES] },
+            description: 'Not a token claim name (iss, sub, exp, ...)',
+          },
           qty: { type: 'integer', minimum: 1 },
           qtyDimension: { type: 'string', enum: ['SEATS', 'USE_COUNT', 'USE_TIME'] },
         },
