@@ -1,6 +1,6 @@
+import { signTestIdToken } from '@test/helpers/mock-server/id-tokens.js';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { signTestIdToken } from '../../../test/helpers/mock-server/id-tokens.js';
 import { buildApp } from '../app.js';
 
 const START = Date.UTC(2032, 6, 1);

@@ -1,5 +1,4 @@
 import { createHmac, createSign, generateKeyPairSync, type KeyObject } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createWriterKey,
   getFeed,
@@ -7,7 +6,8 @@ import {
   putJson,
   signEvents,
   timestampsOf,
-} from '../../../test/helpers/mock-server/events.js';
+} from '@test/helpers/mock-server/events.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../app.js';
 import { signCompactJws } from '../crypto/jws.js';
 import { parsePublicKeys } from '../crypto/public-keys.js';

@@ -1,7 +1,7 @@
+import { listenOnLoopback } from '@test/helpers/mock-server/listen.js';
+import { type RawAnswer, sendRaw } from '@test/helpers/mock-server/raw-http.js';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listenOnLoopback } from '../../../test/helpers/mock-server/listen.js';
-import { type RawAnswer, sendRaw } from '../../../test/helpers/mock-server/raw-http.js';
 import { buildApp } from '../app.js';
 
 const ORIGIN = 'http://page.example.test';
