@@ -10,7 +10,11 @@ import { type RunningServer, startServer } from '@standby-licensing/mock-server'
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { chromiumEndpoint } from '../helpers/browser/connect-browser.js';
-import { type AppRoots, embedAppRoots } from '../helpers/browser/embed-app-roots.js';
+import {
+  type AppRoots,
+  embedAppRoots,
+  embedStandbyRoot,
+} from '../helpers/browser/embed-app-roots.js';
 import { issueToken } from '../helpers/browser/issue-token.js';
 import { type PageFixture, startPageFixture } from '../helpers/browser/page-fixture.js';
 import type { LicensingAppConfig } from './pages/licensing-app.js';
@@ -33,14 +37,12 @@ describe.skipIf(chromiumEndpoint() === null)('a page from an origin the services
       startServer({ port: 0, state: 'active', apiKey: 'open-key' }),
       startPageFixture(new URL('./pages/licensing-app.ts', import.meta.url), 'licensingApp'),
     ]);
-    let openRoots: AppRoots;
-    [roots, openRoots, idToken] = await Promise.all([
+    [roots, openStandbyRoot, idToken] = await Promise.all([
       embedAppRoots(refusing.info),
-      embedAppRoots({ ...open.info, mainUrl: refusing.info.mainUrl }),
+      embedStandbyRoot(open.info.standbyUrl, open.info.apiKey),
       // Both mocks trust their own issuer only: the one token is for the refusing mock.
       issueToken(refusing.info.idpUrl, { sub: 'cors-user' }),
     ]);
-    openStandbyRoot = openRoots.standby;
     page = await fixture.open();
     page.on('console', (message) => {
       if (message.type() === 'error') consoleErrors.push(message.text());

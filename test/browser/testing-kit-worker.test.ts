@@ -6,10 +6,11 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { type RunningServer, startServer } from '@standby-licensing/mock-server';
+import type { TrustedRoot } from '@standby-licensing/sdk';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumEndpoint } from '../helpers/browser/connect-browser.js';
-import { type AppRoots, embedAppRoots } from '../helpers/browser/embed-app-roots.js';
+import { embedStandbyRoot } from '../helpers/browser/embed-app-roots.js';
 import { issueToken } from '../helpers/browser/issue-token.js';
 import { type PageFixture, startPageFixture } from '../helpers/browser/page-fixture.js';
 import type { DrillConfig } from './pages/testing-kit-app.js';
@@ -20,7 +21,7 @@ describe.skipIf(chromiumEndpoint() === null)('testing kit drills on msw’s serv
   let mock: RunningServer;
   let fixture: PageFixture;
   let page: Page;
-  let roots: AppRoots;
+  let standbyRoot: TrustedRoot;
   let idToken: string;
   let controlled: boolean;
 
@@ -34,8 +35,8 @@ describe.skipIf(chromiumEndpoint() === null)('testing kit drills on msw’s serv
         },
       }),
     ]);
-    [roots, idToken] = await Promise.all([
-      embedAppRoots(mock.info),
+    [standbyRoot, idToken] = await Promise.all([
+      embedStandbyRoot(mock.info.standbyUrl, mock.info.apiKey),
       issueToken(mock.info.idpUrl, { sub: 'qa-user' }),
     ]);
     page = await fixture.open();
@@ -51,7 +52,8 @@ describe.skipIf(chromiumEndpoint() === null)('testing kit drills on msw’s serv
     page.evaluate((arg) => window.kitApp.drill(arg), {
       mainUrl: mock.info.mainUrl,
       standbyUrl: mock.info.standbyUrl,
-      roots: [roots.standby, roots.main],
+      // Main never serves in these drills: the app's standby root is all it needs.
+      roots: [standbyRoot],
       idToken,
       ...config,
     } satisfies DrillConfig);

@@ -25,52 +25,51 @@ export interface RootSources {
 }
 
 /**
- * Gets the roots the way an app embeds them at build time: the BUILT CLI's
- * `standby-licensing embed-root --format esm` writes one ES module for the standby's root (a new
- * signing key from `POST <standbyUrl>/signing-keys`, API key from the environment, never argv)
- * and one for the main service's root (the last `x5c` entry of main's JWKS), then this imports
- * both modules and returns what they export, ready to hand to a page.
+ * Runs the BUILT CLI's `standby-licensing embed-root <source...> --format esm` into a temporary
+ * `.mjs` file, imports it and returns the root it exports, as an app's build would embed it.
  */
-export async function embedAppRoots(sources: RootSources): Promise<AppRoots> {
-  const dir = await mkdtemp(join(tmpdir(), 'standby-roots-'));
+async function embedRoot(
+  source: string[],
+  exportName: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<TrustedRoot> {
+  const dir = await mkdtemp(join(tmpdir(), 'standby-root-'));
   try {
-    const standbyFile = join(dir, 'standby-root.mjs');
-    const mainFile = join(dir, 'main-root.mjs');
-    const env = { ...process.env, STANDBY_LICENSING_API_KEY: sources.apiKey };
-    await Promise.all([
-      run(
-        process.execPath,
-        [
-          cli,
-          'embed-root',
-          '--standby-url',
-          sources.standbyUrl,
-          '--format',
-          'esm',
-          '--out',
-          standbyFile,
-        ],
-        { env },
-      ),
-      run(process.execPath, [
-        cli,
-        'embed-root',
-        '--jwks-url',
-        `${sources.mainUrl}/.well-known/jwks.json`,
-        '--format',
-        'esm',
-        '--export-name',
-        'mainRoot',
-        '--out',
-        mainFile,
-      ]),
-    ]);
-    const standby = (await import(pathToFileURL(standbyFile).href)) as {
-      rootCertificate: TrustedRoot;
-    };
-    const main = (await import(pathToFileURL(mainFile).href)) as { mainRoot: TrustedRoot };
-    return { standby: { ...standby.rootCertificate }, main: { ...main.mainRoot } };
+    const out = join(dir, `${exportName}.mjs`);
+    await run(
+      process.execPath,
+      [cli, 'embed-root', ...source, '--format', 'esm', '--export-name', exportName, '--out', out],
+      { env },
+    );
+    const module = (await import(pathToFileURL(out).href)) as Record<string, TrustedRoot>;
+    const { pem, keyId } = module[exportName]!;
+    return keyId === undefined ? { pem } : { pem, keyId };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * The standby's root as an app embeds it: `embed-root --standby-url` makes a new signing key
+ * (`POST <standbyUrl>/signing-keys`; the API key goes through the environment, never argv).
+ */
+export function embedStandbyRoot(standbyUrl: string, apiKey: string): Promise<TrustedRoot> {
+  return embedRoot(['--standby-url', standbyUrl], 'standbyRoot', {
+    ...process.env,
+    STANDBY_LICENSING_API_KEY: apiKey,
+  });
+}
+
+/** The main service's root: `embed-root --jwks-url` takes the last `x5c` entry of main's JWKS. */
+export function embedMainRoot(mainUrl: string): Promise<TrustedRoot> {
+  return embedRoot(['--jwks-url', `${mainUrl}/.well-known/jwks.json`], 'mainRoot');
+}
+
+/** Both roots of a mock server, made by the built CLI ({@link embedStandbyRoot}, {@link embedMainRoot}). */
+export async function embedAppRoots(sources: RootSources): Promise<AppRoots> {
+  const [standby, main] = await Promise.all([
+    embedStandbyRoot(sources.standbyUrl, sources.apiKey),
+    embedMainRoot(sources.mainUrl),
+  ]);
+  return { standby, main };
 }
