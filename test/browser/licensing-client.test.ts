@@ -10,6 +10,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { chromiumEndpoint } from '../helpers/browser/connect-browser.js';
 import { type AppRoots, embedAppRoots } from '../helpers/browser/embed-app-roots.js';
+import { writeFilePage } from '../helpers/browser/file-page.js';
 import { issueToken } from '../helpers/browser/issue-token.js';
 import { type PageFixture, startPageFixture } from '../helpers/browser/page-fixture.js';
 import { logRequests, type RequestLog } from '../helpers/browser/request-log.js';
@@ -274,5 +275,36 @@ describe.skipIf(chromiumEndpoint() === null)('licensing client in Chromium, cros
       attempt: 1,
       retryInMs: 200,
     });
+  });
+
+  it('a file:// page (an Electron window from loadFile) sends Origin: null and still checks out', async () => {
+    // The service allows any origin here, so it echoes `null`; a service with an origin list
+    // must list `null` for such a page, which any sandboxed page could then claim too.
+    const filePage = await writeFilePage(fixture.bundle.code);
+    const local = await fixture.session.context.newPage();
+    try {
+      await local.goto(filePage.url);
+      await local.waitForFunction(() => 'licensingApp' in window);
+      expect(await local.evaluate(() => window.licensingApp.environment())).toMatchObject({
+        origin: 'file://',
+        secureContext: true,
+        subtle: true,
+      });
+      await local.evaluate((config) => window.licensingApp.start(config), {
+        mainUrl: mock.info.mainUrl,
+        standbyUrl: mock.info.standbyUrl,
+        roots: [roots.standby, roots.main],
+        idToken: { token: idToken },
+      } satisfies LicensingAppConfig);
+      const result = await local.evaluate(() => window.licensingApp.checkout(['ItemA']));
+      expect(result).toMatchObject({ ok: true, value: { leases: [{ servedBy: 'main' }] } });
+      const requests = await log.to(mockOrigin);
+      expect(requests.length).toBeGreaterThan(0);
+      expect(requests.every((r) => r.origin === 'null')).toBe(true);
+    } finally {
+      await local.evaluate(() => window.licensingApp.close());
+      await local.close();
+      await filePage.close();
+    }
   });
 });
