@@ -17,12 +17,21 @@ export default defineConfig([
   // Declarations once for both formats (.d.ts and .d.cts), so both describe the same API.
   { ...shared, format: ['esm', 'cjs'], dts: { only: true } },
   { ...shared, format: ['esm'] },
-  { ...shared, format: ['cjs'], noExternal: ESM_ONLY_DEPENDENCIES },
+  // The signing pool finds its worker module next to the bundle through import.meta.url, which
+  // the CommonJS build gets from tsup's shim.
+  { ...shared, format: ['cjs'], noExternal: ESM_ONLY_DEPENDENCIES, shims: true },
   {
     entry: { cli: 'src/cli.ts' },
     format: ['esm'],
     sourcemap: true,
     target: 'node20',
     banner: { js: '#!/usr/bin/env node' },
+  },
+  {
+    // Loaded by path in each signing worker thread (src/crypto/signing-pool.ts).
+    entry: { 'sign-worker': 'src/crypto/sign-worker.mjs' },
+    format: ['esm'],
+    outExtension: () => ({ js: '.mjs' }),
+    target: 'node20',
   },
 ]);

@@ -11,6 +11,7 @@ import { createClientErrorHandler, installNodeAnswers } from './http/node-answer
 import { idpService } from './idp/index.js';
 import { mainService } from './main/index.js';
 import { type MockServerOptions, resolveOptions } from './options.js';
+import { signingPoolPlugin } from './signing-pool-plugin.js';
 import { standbyService } from './standby/index.js';
 
 /** Base paths of the four services (DECISIONS.md "Mock server command line"). */
@@ -82,6 +83,7 @@ export async function buildApp(options: MockServerOptions = {}): Promise<Fastify
     },
   });
   await app.register(contextPlugin, { config });
+  await app.register(signingPoolPlugin, { threads: config.signingThreads });
 
   await app.register(standbyService, { prefix: SERVICE_PREFIXES.standby });
   // Faults exist only with admin on; without it the main service adds no hook at all.

@@ -220,12 +220,33 @@ describe('command line', () => {
     }
   }, 60_000);
 
+  it('signs leases on --signing-threads worker threads and still exits 0 on SIGTERM', async () => {
+    const proc = await start(['--signing-threads', '2', '--state', 'active']);
+    const auth = { authorization: `IdToken ${await idToken(proc.info)}` };
+    const leases = await Promise.all(
+      [1, 2, 3, 4].map(async () => {
+        const res = await fetch(`${proc.info.standbyUrl}/authz/.jwt?ItemA&ItemB`, {
+          headers: auth,
+        });
+        return [res.status, (await res.text()).split('&').length];
+      }),
+    );
+    expect(leases).toEqual([
+      [200, 2],
+      [200, 2],
+      [200, 2],
+      [200, 2],
+    ]);
+    expect(await stop(proc)).toBe(0);
+  }, 60_000);
+
   // Concurrent: each spawns its own short-lived process.
   it.concurrent.each([
     ['an unknown option', ['--bogus']],
     ['a bad port', ['--port', '99999']],
     ['a bad state', ['--state', 'sideways']],
     ['a bad propagation delay', ['--propagation-delay-ms', 'soon']],
+    ['a bad signing thread count', ['--signing-threads', 'many']],
     ['a missing key file', ['--idp-public-key', '/nonexistent/key.pem']],
     ['a public URL with credentials', ['--public-url', 'http://user:pw@evil.test']],
     ['a CORS origin with a path', ['--cors-origin', 'https://app.test/x']],

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { resolveSigningThreads } from './crypto/signing-pool.js';
 import type { MockServerLimits } from './limits.js';
 import { type StartServerOptions, startServer } from './server.js';
 
@@ -26,6 +27,8 @@ const USAGE = `Usage: standby-mock-server [options]
   --cors-origin <origin>      origin allowed to read answers cross-origin (repeatable;
                               default: any origin)
   --admin                     serve /admin (fault injection, reset, clock offset)
+  --signing-threads <n>       worker threads that sign leases; 0 signs on the event loop
+                              (default: one per core, 0 on a single core)
   --help                      show this help
 
 Limits (docs/mock-server.md "Limits"):
@@ -78,6 +81,7 @@ function parseCommandLine(argv: string[]): StartServerOptions | undefined {
       'propagation-delay-ms': { type: 'string' },
       'wire-names': { type: 'string' },
       admin: { type: 'boolean' },
+      'signing-threads': { type: 'string' },
       help: { type: 'boolean' },
       ...Object.fromEntries(LIMIT_OPTIONS.map(([flag]) => [flag, { type: 'string' } as const])),
     },
@@ -143,6 +147,13 @@ function parseCommandLine(argv: string[]): StartServerOptions | undefined {
     );
   }
   if (values.admin) options.admin = true;
+  if (values['signing-threads'] !== undefined) {
+    const text = values['signing-threads'];
+    options.signingThreads = resolveSigningThreads(
+      /^\d+$/.test(text) ? Number(text) : Number.NaN,
+      '--signing-threads',
+    );
+  }
   return options;
 }
 

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { parsePublicKeys, type TrustedKey } from './crypto/public-keys.js';
+import { resolveSigningThreads } from './crypto/signing-pool.js';
 import { type MockServerLimits, resolveLimits } from './limits.js';
 
 /** Options of {@link buildApp}; the command line maps onto these one to one. */
@@ -47,6 +48,11 @@ export interface MockServerOptions {
   wireNames?: Partial<WireNames>;
   /** Base clock in ms since the epoch. Default `Date.now`. */
   now?: () => number;
+  /**
+   * Worker threads that sign leases (standby and main `/authz/.jwt`, main checkout); `0` signs
+   * on the event loop. Integer from 0 to 256. Default: one per available core, 0 on one core.
+   */
+  signingThreads?: number;
   /** Fastify logger setting. Default false. */
   logger?: boolean | Record<string, unknown>;
 }
@@ -96,6 +102,7 @@ export interface ResolvedOptions {
   propagationDelayMs: number;
   wireNames: Readonly<WireNames>;
   now: () => number;
+  signingThreads: number;
 }
 
 /** Creates a random management API key. */
@@ -122,6 +129,7 @@ const KNOWN = new Set([
   'propagationDelayMs',
   'wireNames',
   'now',
+  'signingThreads',
   'logger',
 ]);
 
@@ -177,6 +185,7 @@ export function resolveOptions(options: MockServerOptions = {}): ResolvedOptions
   if (!Number.isInteger(delay) || delay < 0 || delay > 300_000) {
     throw new TypeError('propagationDelayMs must be an integer from 0 to 300000');
   }
+  const signingThreads = resolveSigningThreads(options.signingThreads, 'signingThreads');
   const wireNames = { ...DEFAULT_WIRE_NAMES, ...options.wireNames };
   for (const [name, value] of Object.entries(wireNames)) {
     if (!(name in DEFAULT_WIRE_NAMES)) throw new TypeError(`Unknown wireNames entry: ${name}`);
@@ -221,5 +230,6 @@ export function resolveOptions(options: MockServerOptions = {}): ResolvedOptions
     propagationDelayMs: delay,
     wireNames,
     now: options.now ?? Date.now,
+    signingThreads,
   };
 }

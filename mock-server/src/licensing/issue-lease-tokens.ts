@@ -1,5 +1,5 @@
 import { type KeyObject, randomUUID } from 'node:crypto';
-import { signCompactJws } from '../crypto/jws.js';
+import type { SigningPool } from '../crypto/signing-pool.js';
 import type { AuthzRequest } from './parse-authz-request.js';
 
 /** Lease length: eight hours, in seconds. */
@@ -22,6 +22,8 @@ export interface IssueLeaseTokensOptions {
   /** Issue time in ms since the epoch. */
   now: number;
   signer: LeaseSigner;
+  /** Signs the tokens (worker threads, or inline with 0 threads). */
+  signingPool: SigningPool;
   /** The catalogue (main only): items it rejects get `noLicenseFound`. Default: all licensed. */
   isLicensed?: (item: string) => boolean;
 }
@@ -29,14 +31,18 @@ export interface IssueLeaseTokensOptions {
 /**
  * Answers a parsed `/authz/.jwt` request: one RS256 token per requested item in request order,
  * joined by `&`, or for a release one token naming every released lease id. Consumes get a new
- * `jti`; renewals keep the named lease id; `lic` is the requested license id or a new one.
+ * `jti`; renewals keep the named lease id; `lic` is the requested license id or a new one. The
+ * claims are built here, on the calling thread; only the signatures go to `signingPool`.
  *
  * @example
- * const body = issueLeaseTokens(parseAuthzRequest('ItemA'), { issuer, subject: 'u1',
- *   now: Date.now(), signer: { kid, privateKey } });
+ * const body = await issueLeaseTokens(parseAuthzRequest('ItemA'), { issuer, subject: 'u1',
+ *   now: Date.now(), signer: { kid, privateKey }, signingPool: app.signingPool });
  */
-export function issueLeaseTokens(request: AuthzRequest, options: IssueLeaseTokensOptions): string {
-  const { issuer, subject, signer, isLicensed } = options;
+export async function issueLeaseTokens(
+  request: AuthzRequest,
+  options: IssueLeaseTokensOptions,
+): Promise<string> {
+  const { issuer, subject, signer, isLicensed, signingPool } = options;
   const iat = Math.floor(options.now / 1000);
   const exp = iat + LEASE_SECONDS;
   const header = { alg: 'RS256', kid: signer.kid, typ: 'JWT' };
@@ -45,10 +51,11 @@ export function issueLeaseTokens(request: AuthzRequest, options: IssueLeaseToken
     const claims: Record<string, unknown> = {};
     for (const id of request.release) claims[id] = true;
     Object.assign(claims, { iss: issuer, sub: subject, iat, exp });
-    return signCompactJws(header, claims, signer.privateKey);
+    const [token] = await signingPool.signTokens(header, [claims], signer.privateKey);
+    return token!;
   }
 
-  const tokens: string[] = [];
+  const payloads: Record<string, unknown>[] = [];
   for (const item of request.items) {
     let claims: Record<string, unknown>;
     if (isLicensed && !isLicensed(item.name)) {
@@ -74,7 +81,8 @@ export function issueLeaseTokens(request: AuthzRequest, options: IssueLeaseToken
         ...request.echo,
       };
     }
-    tokens.push(signCompactJws(header, claims, signer.privateKey));
+    payloads.push(claims);
   }
+  const tokens = await signingPool.signTokens(header, payloads, signer.privateKey);
   return tokens.join('&');
 }

@@ -82,6 +82,7 @@ export async function mainService(
         subject: request.caller!.sub,
         now: now(),
         signer,
+        signingPool: app.signingPool,
         ...(isLicensed ? { isLicensed } : {}),
       });
     },
@@ -97,7 +98,8 @@ export async function mainService(
     async (request): Promise<CheckoutResult[]> => {
       const caller = request.caller!;
       const issuer = serviceBaseUrl(request, prefix);
-      return request.body.map(({ productName }) => {
+      // One signing task per granted line, so a long checkout spreads over the threads.
+      const lines = request.body.map(async ({ productName }): Promise<CheckoutResult> => {
         if (isLicensed && !isLicensed(productName)) {
           return {
             productName,
@@ -106,12 +108,13 @@ export async function mainService(
             errorDescription: `No license found for ${productName}`,
           };
         }
-        const jwt = issueLeaseTokens(
+        const jwt = await issueLeaseTokens(
           { items: [{ name: productName }], release: undefined, echo: {} },
-          { issuer, subject: caller.sub, now: now(), signer },
+          { issuer, subject: caller.sub, now: now(), signer, signingPool: app.signingPool },
         );
         return { productName, granted: true, jwt };
       });
+      return Promise.all(lines);
     },
   );
 }

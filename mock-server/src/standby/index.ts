@@ -134,6 +134,7 @@ export async function standbyService(app: FastifyInstance): Promise<void> {
         subject: request.caller!.sub,
         now: now(),
         signer: signer.key,
+        signingPool: app.signingPool,
       });
     },
   });
