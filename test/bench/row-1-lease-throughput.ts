@@ -88,13 +88,18 @@ async function withLeaseServer<T>(
  * Row 1: standby `GET /authz/.jwt?ItemA` leases per second over HTTP keep-alive (autocannon in
  * this process, 32 connections; the mock server in a child process with its default signing
  * pool, one worker thread per core), against raw `crypto.sign` RSA-2048 per second on one core
- * times the cores, measured in the same run. Every lease is one signature. Further lines: the
- * same rate against raw signing on every core at once (what the machine delivered in this run:
- * less than cores × one core when other work shares it), against one core (the reference
- * before the pool), rates per CPU second of the
- * measured process, a bare node:http server that signs once per request on one thread (the
- * floor of "HTTP plus a signature"), and the latency of one request at a time with the pool
- * and with `--signing-threads 0` (the cost of the hop to a worker on an idle server).
+ * times the cores, measured in the same run. Every lease is one signature. Further lines:
+ *
+ * - `1 parallel`: against raw signing on every core at once (what the machine delivered in this
+ *   run: less than cores × one core when other work shares it);
+ * - `1 core`: against one core (the reference before the pool);
+ * - `1 cpu`: leases per CPU second of the server (every thread) against signatures per CPU
+ *   second; `1 cpu+gen` counts the load generator's CPU too: what line 1 reads at best when the
+ *   two have the cores to themselves and keep them busy (the estimate to read on a busy machine);
+ * - `1 floor`: per CPU second against a bare node:http server that signs once per request on one
+ *   thread (the floor of "HTTP plus a signature");
+ * - `1 latency`: one request at a time, with the pool and with `--signing-threads 0` (the cost
+ *   of the hop to a worker on an idle server).
  */
 export const leaseThroughputRow: BenchRow = {
   name: 'leases',
@@ -238,6 +243,16 @@ export const leaseThroughputRow: BenchRow = {
         '1 cpu',
         'standby leases per server CPU-second (every thread)',
         perCpuSecond(served),
+        perCpuSecond(raw),
+        'crypto.sign per CPU-second',
+        false,
+      ),
+      // Line 1 at best, when server and load generator have every core to themselves and keep
+      // them busy: the estimate to read when other work shares the machine.
+      line(
+        '1 cpu+gen',
+        'standby leases per CPU-second of server and load generator together',
+        perCpuSecond({ ...served, cpuMs: served.cpuMs + harnessCpuMs }),
         perCpuSecond(raw),
         'crypto.sign per CPU-second',
         false,
