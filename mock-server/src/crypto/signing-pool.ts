@@ -114,6 +114,11 @@ export function createSigningPool(options: SigningPoolOptions = {}): SigningPool
           maxThreads: threads,
           // Per-task timing histograms cost time on every task and nobody reads them.
           recordTiming: false,
+          // The worker is plain JavaScript importing node:crypto only: it needs none of this
+          // process's flags, and a loader such as tsx (`--import tsx` when running from the
+          // sources) would double its start-up time and memory (measured: 170-210 ms and
+          // +28-32 MiB for two threads, against 70-110 ms and +18 MiB).
+          execArgv: [],
         });
   const pending: Job[] = [];
   let inFlight = 0;
