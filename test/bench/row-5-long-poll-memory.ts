@@ -97,8 +97,9 @@ export const longPollMemoryRow: BenchRow = {
       `/get/${feed}?after=1&maxWaitMs=${waitMs}&maxEventCount=100`;
 
     log(`row 5: mock server holding ${count} long polls`);
-    // Without signing threads: their start-up leaves freed memory that the allocator reuses for
-    // the polls, which made the figure look 1-2 KiB better than the long-poll path is.
+    // Without signing threads, so the figure is the long-poll path's alone: memory the threads
+    // free while they start is reused for the first polls (with a tsx loader in each thread it
+    // made the growth read 1-2 KiB lower).
     const server = await startChildServer({ fdLimit: FD_LIMIT, args: ['--signing-threads', '0'] });
     let ours: HoldResult;
     let headers: Record<string, string>;
