@@ -70,7 +70,9 @@ describe('abuse suite: generated hostile input on every route', () => {
       eventWriterKeys: [writer.publicKey.export({ type: 'spki', format: 'pem' }).toString()],
     });
     routes = [
-      ...describedRoutes(app),
+      // The live request log's event stream never ends by design, so inject() cannot await an
+      // answer from it; admin/request-stream.test.ts covers it over real HTTP instead.
+      ...describedRoutes(app).filter((route) => route.path !== '/admin/requests/stream'),
       // Routes nobody described: unknown paths and methods.
       { method: 'GET', path: '/nowhere', url: '/nowhere' },
       { method: 'POST', path: '/standby/nowhere', url: '/standby/nowhere' },

@@ -2,17 +2,22 @@ import swagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import { createFaultRegistry } from './admin/fault-registry.js';
 import { adminService } from './admin/index.js';
+import { RequestLog } from './admin/request-log.js';
+import { createRequestLogHook } from './admin/request-log-hook.js';
 import { contextPlugin } from './context.js';
 import { apiErrorSchema, createFrameworkErrorHandler, installErrorHandling } from './errors.js';
 import { eventsService } from './events/index.js';
-import { corsPlugin, createCorsPolicy } from './http/cors.js';
+import { type CorsPolicy, corsPlugin, createCorsPolicy } from './http/cors.js';
 import { addDepthCheckedJsonParser } from './http/json-body-parser.js';
 import { createClientErrorHandler, installNodeAnswers } from './http/node-answers.js';
 import { idpService } from './idp/index.js';
 import { mainService } from './main/index.js';
-import { type MockServerOptions, resolveOptions } from './options.js';
+import { mainLicensingPlugin } from './main/main-licensing-plugin.js';
+import { type MockServerOptions, type ResolvedOptions, resolveOptions } from './options.js';
 import { signingPoolPlugin } from './signing-pool-plugin.js';
 import { standbyService } from './standby/index.js';
+import { standbyPlugin } from './standby/standby-plugin.js';
+import { eventStorePlugin } from './store/event-store-plugin.js';
 
 /** Base paths of the four services (DECISIONS.md "Mock server command line"). */
 export const SERVICE_PREFIXES = {
@@ -65,11 +70,29 @@ export async function buildApp(options: MockServerOptions = {}): Promise<Fastify
       connectionsCheckingInterval: Math.max(50, Math.floor(limits.requestTimeoutMs / 6)),
     },
   });
+  try {
+    await registerEverything(app, config, cors);
+    await app.ready();
+  } catch (err) {
+    // A damaged data file stops the start: release what the plugins loaded so far opened
+    // (the event log's file handle, above all).
+    await app.close().catch(() => undefined);
+    throw err;
+  }
+  return app;
+}
+
+/** Installs the hooks and registers every plugin and service on `app`. */
+async function registerEverything(
+  app: FastifyInstance,
+  config: ResolvedOptions,
+  cors: CorsPolicy,
+): Promise<void> {
   installErrorHandling(app);
   // CORS first: its hook sets the headers before any other hook can answer.
   await app.register(corsPlugin, { policy: cors });
   installNodeAnswers(app, cors);
-  addDepthCheckedJsonParser(app, limits.maxJsonDepth);
+  addDepthCheckedJsonParser(app, config.limits.maxJsonDepth);
   app.addSchema(apiErrorSchema);
 
   await app.register(swagger, {
@@ -84,16 +107,22 @@ export async function buildApp(options: MockServerOptions = {}): Promise<Fastify
   });
   await app.register(contextPlugin, { config });
   await app.register(signingPoolPlugin, { threads: config.signingThreads });
+  // Shared state: the services answer from it, the admin API shows and changes it.
+  await app.register(eventStorePlugin);
+  await app.register(standbyPlugin);
+  await app.register(mainLicensingPlugin);
+
+  // Faults and the request log exist only with admin on; without it no hook at all.
+  const admin = config.admin
+    ? { faults: createFaultRegistry(), requestLog: new RequestLog() }
+    : undefined;
+  if (admin) app.addHook('onResponse', createRequestLogHook(admin.requestLog));
 
   await app.register(standbyService, { prefix: SERVICE_PREFIXES.standby });
-  // Faults exist only with admin on; without it the main service adds no hook at all.
-  const faults = config.admin ? createFaultRegistry() : undefined;
-  await app.register(mainService, { prefix: SERVICE_PREFIXES.main, ...(faults ? { faults } : {}) });
+  await app.register(mainService, { prefix: SERVICE_PREFIXES.main, ...(admin ?? {}) });
   await app.register(idpService, { prefix: SERVICE_PREFIXES.idp });
   await app.register(eventsService, { prefix: SERVICE_PREFIXES.events });
-  if (faults) await app.register(adminService, { prefix: '/admin', faults });
+  if (admin) await app.register(adminService, { prefix: '/admin', ...admin });
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
-  await app.ready();
-  return app;
 }

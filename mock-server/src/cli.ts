@@ -26,9 +26,12 @@ const USAGE = `Usage: standby-mock-server [options]
                               idTokenScheme, serviceKeyHashScheme (default: the spec's names)
   --cors-origin <origin>      origin allowed to read answers cross-origin (repeatable;
                               default: any origin)
-  --admin                     serve /admin (fault injection, reset, clock offset)
+  --admin                     serve /admin (faults, reset, clock, main provisioning) and the
+                              QA console at /admin/console
   --signing-threads <n>       worker threads that sign leases; 0 signs on the event loop
                               (default: one per core, 0 on a single core)
+  --main-audit-events         main also writes an audit event (Created, Updated, Deleted)
+                              per change
   --help                      show this help
 
 Limits (docs/mock-server.md "Limits"):
@@ -40,6 +43,8 @@ Limits (docs/mock-server.md "Limits"):
   --headers-timeout-ms <n>    the headers must arrive within this (default: request timeout)
   --keep-alive-timeout-ms <n> idle keep-alive connections close after this (default 72000)
   --max-clock-offset-ms <n>   largest admin clock offset either way (default ten years)
+  --max-licenses <n>          licenses the mock main holds, and changes waiting in its
+                              outbox (default 10000)
 `;
 
 /** Command-line flags of the limits and the `limits` option each one sets. */
@@ -52,6 +57,7 @@ const LIMIT_OPTIONS: ReadonlyArray<readonly [string, keyof MockServerLimits]> = 
   ['headers-timeout-ms', 'headersTimeoutMs'],
   ['keep-alive-timeout-ms', 'keepAliveTimeoutMs'],
   ['max-clock-offset-ms', 'maxClockOffsetMs'],
+  ['max-licenses', 'maxLicenses'],
 ];
 
 function readKeys(files: string[] | undefined): string[] | undefined {
@@ -82,6 +88,7 @@ function parseCommandLine(argv: string[]): StartServerOptions | undefined {
       'wire-names': { type: 'string' },
       admin: { type: 'boolean' },
       'signing-threads': { type: 'string' },
+      'main-audit-events': { type: 'boolean' },
       help: { type: 'boolean' },
       ...Object.fromEntries(LIMIT_OPTIONS.map(([flag]) => [flag, { type: 'string' } as const])),
     },
@@ -154,6 +161,7 @@ function parseCommandLine(argv: string[]): StartServerOptions | undefined {
       '--signing-threads',
     );
   }
+  if (values['main-audit-events']) options.mainAuditEvents = true;
   return options;
 }
 

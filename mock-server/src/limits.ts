@@ -44,6 +44,12 @@ export interface MockServerLimits {
    * (315 576 000 000). CLI `--max-clock-offset-ms`.
    */
   maxClockOffsetMs: number;
+  /**
+   * Licenses the mock main holds at once (`POST /admin/main/licenses`; more is 409
+   * `too_many_licenses`), and changes whose events may wait in its outbox (more is 503
+   * `outbox_full`). Default 10 000. CLI `--max-licenses`.
+   */
+  maxLicenses: number;
 }
 
 /** Ten years of 365.25 days, in milliseconds. */
@@ -58,6 +64,7 @@ export const DEFAULT_LIMITS: Readonly<Omit<MockServerLimits, 'headersTimeoutMs'>
   requestTimeoutMs: 30_000,
   keepAliveTimeoutMs: 72_000,
   maxClockOffsetMs: TEN_YEARS_MS,
+  maxLicenses: 10_000,
 };
 
 /** Smallest and largest accepted value of each limit. */
@@ -70,6 +77,7 @@ const RANGES: Record<keyof MockServerLimits, readonly [number, number]> = {
   headersTimeoutMs: [100, 3_600_000],
   keepAliveTimeoutMs: [100, 3_600_000],
   maxClockOffsetMs: [0, 100 * TEN_YEARS_MS],
+  maxLicenses: [1, 1_000_000],
 };
 
 /**

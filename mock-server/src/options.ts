@@ -40,8 +40,16 @@ export interface MockServerOptions {
   requireSignedEvents?: boolean;
   /** Catalogue of the mock main service. Default `['*']`: every item is licensed. */
   items?: string[];
-  /** Serve `/admin` (fault injection, reset, clock offset). Default false. */
+  /**
+   * Serve `/admin`: fault injection, reset, clock offset, main provisioning and the QA console.
+   * Default false.
+   */
   admin?: boolean;
+  /**
+   * With each main change (provisioning, revocation, block, unblock) also write an audit event
+   * (`Created`, `Deleted`, `Updated` with `modifiedFields`, `oldFields`, `userId`). Default false.
+   */
+  mainAuditEvents?: boolean;
   /** Delay before an enable/disable takes effect, in ms (at most 300 000). Default 0. */
   propagationDelayMs?: number;
   /** Header and scheme names, for a vendor's real names. Default: the spec's neutral names. */
@@ -99,6 +107,7 @@ export interface ResolvedOptions {
   requireSignedEvents: boolean;
   items: ReadonlySet<string>;
   admin: boolean;
+  mainAuditEvents: boolean;
   propagationDelayMs: number;
   wireNames: Readonly<WireNames>;
   now: () => number;
@@ -126,6 +135,7 @@ const KNOWN = new Set([
   'requireSignedEvents',
   'items',
   'admin',
+  'mainAuditEvents',
   'propagationDelayMs',
   'wireNames',
   'now',
@@ -227,6 +237,7 @@ export function resolveOptions(options: MockServerOptions = {}): ResolvedOptions
     requireSignedEvents: options.requireSignedEvents ?? false,
     items: new Set(options.items ?? ['*']),
     admin: options.admin ?? false,
+    mainAuditEvents: options.mainAuditEvents ?? false,
     propagationDelayMs: delay,
     wireNames,
     now: options.now ?? Date.now,

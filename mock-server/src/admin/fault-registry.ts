@@ -5,6 +5,7 @@ export type FaultMode = 'reset' | 'hang' | 'error' | 'delay';
 export const FAULT_ROUTES = [
   '*',
   '/authz/.jwt',
+  '/authz/.json',
   '/licensing/actions/checkout',
   '/.well-known/jwks.json',
 ] as const;

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TrustedKey } from '../crypto/public-keys.js';
 import { ApiError } from '../errors.js';
 import { measureJsonDepth } from '../json-depth.js';
-import { createEventStore, type EventStore, objectFeedName } from '../store/event-store.js';
+import { type EventStore, objectFeedName } from '../store/event-store.js';
 import { authorizeRead } from './authorize-read.js';
 import { buildFeedPage, countInRange, feedPath } from './build-feed.js';
 import { type FeedQuery, parseFeedQuery } from './feed-query.js';
@@ -75,11 +75,7 @@ function checkFeedSegment(value: string, name: string): void {
  */
 export async function eventsService(app: FastifyInstance): Promise<void> {
   const { limits } = app.config;
-  const store = await createEventStore({
-    dataDir: app.config.dataDir,
-    now: () => app.clock.now(),
-    onWarning: (message) => app.log.warn(message),
-  });
+  const store = app.eventStore;
   const sendPage = ({ reply, feed, query }: FeedPoll) => {
     const { url } = reply.request;
     const search = url.indexOf('?');
@@ -98,7 +94,6 @@ export async function eventsService(app: FastifyInstance): Promise<void> {
   app.addHook('preClose', () => polls.releaseAll(2000));
   app.addHook('onClose', async () => {
     internals.delete(app.server);
-    await store.close();
   });
 
   // Write bodies arrive as text: the route verifies the JWS or parses the legacy JSON itself.

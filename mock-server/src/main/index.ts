@@ -1,20 +1,26 @@
 import type { FastifyInstance } from 'fastify';
 import { createFaultHook } from '../admin/fault-hook.js';
 import type { FaultRegistry } from '../admin/fault-registry.js';
+import type { RequestLog } from '../admin/request-log.js';
 import { installAuthHook } from '../auth/auth-hook.js';
 import { createAuthenticator } from '../auth/authenticate.js';
 import { toX5c } from '../crypto/certificates.js';
 import { toPublicJwk } from '../crypto/jwk.js';
 import { issueLeaseTokens } from '../licensing/issue-lease-tokens.js';
+import type { ItemDecision } from '../licensing/lease-claims.js';
+import type { AuthzItem } from '../licensing/parse-authz-request.js';
 import { addFormBodyParser, serviceBaseUrl } from '../licensing/request-parameters.js';
+import { sendLeaseClaims } from '../licensing/send-lease-claims.js';
 import { sendLeaseTokens } from '../licensing/send-lease-tokens.js';
 import { loadMainCertificates } from './main-certificates.js';
-import { authzSchema, checkoutSchema, jwksSchema } from './schemas.js';
+import { authzJsonSchema, authzSchema, checkoutSchema, jwksSchema } from './schemas.js';
 
 /** Options of {@link mainService}. */
 export interface MainServiceOptions {
   /** Faults injected by the admin API; absent when admin is off (no hook at all then). */
   faults?: FaultRegistry;
+  /** Where requests a fault leaves unanswered are recorded (the admin's live log). */
+  requestLog?: RequestLog;
 }
 
 interface CheckoutLine {
@@ -32,9 +38,10 @@ interface CheckoutResult {
 }
 
 /**
- * The mock main licensing service, mounted at `/main`: `/authz/.jwt` against the catalogue
- * (`config.items`, `*` = every item), `POST /licensing/actions/checkout`, and a public JWKS of the
- * main deployment key with its `x5c` chain. ID tokens must be unexpired here (no grace).
+ * The mock main licensing service, mounted at `/main`: `/authz/.jwt` and its JSON form
+ * `/authz/.json` against the catalogue (`config.items`, `*` = every item) and the callers'
+ * provisioned licenses (`app.licenseBook`), `POST /licensing/actions/checkout`, and a public JWKS
+ * of the main deployment key with its `x5c` chain. ID tokens must be unexpired here (no grace).
  */
 export async function mainService(
   app: FastifyInstance,
@@ -45,14 +52,26 @@ export async function mainService(
   const chain = await loadMainCertificates(app.store, signer, now());
   const jwks = { keys: [toPublicJwk(signer, toX5c(chain))] };
   const catalogue = app.config.items;
-  const isLicensed = catalogue.has('*') ? undefined : (item: string) => catalogue.has(item);
+  const everyItem = catalogue.has('*');
+  const book = app.licenseBook;
   const prefix = app.prefix;
+  // An item is granted from the caller's live license (its id becomes `lic`), else from the
+  // catalogue, else denied (DECISIONS.md "Main service provisioning and its events").
+  const decideFor =
+    (sub: string) =>
+    (item: AuthzItem): ItemDecision => {
+      const license = book.liveLicense(sub, item.name, item.licenseId);
+      if (license) return { granted: true, licenseId: license.licenseId };
+      return { granted: everyItem || catalogue.has(item.name) };
+    };
 
-  // The main service keeps no state of its own (its key and chain are permanent).
-  app.resets.set('main', () => undefined);
+  // Its key and chain are permanent; licenses and blocked codes go (their outbox stays).
+  app.resets.set('main', () => book.reset());
   addFormBodyParser(app);
   // Faults first: an outage answers before anything else runs.
-  if (options.faults) app.addHook('onRequest', createFaultHook(options.faults, prefix));
+  if (options.faults) {
+    app.addHook('onRequest', createFaultHook(options.faults, prefix, options.requestLog));
+  }
   installAuthHook(app, {
     authenticate: createAuthenticator(app, {
       realm: 'main',
@@ -78,12 +97,29 @@ export async function mainService(
     schema: authzSchema,
     config: { access: 'caller' },
     handler: (request, reply) => {
+      const subject = request.caller!.sub;
       return sendLeaseTokens(request, reply, prefix, {
-        subject: request.caller!.sub,
+        subject,
         now: now(),
         signer,
         signingPool: app.signingPool,
-        ...(isLicensed ? { isLicensed } : {}),
+        decide: decideFor(subject),
+      });
+    },
+  });
+
+  // The JSON form that vendor web clients release through: one item's claims, unsigned.
+  app.route({
+    method: ['GET', 'POST'],
+    url: '/authz/.json',
+    schema: authzJsonSchema,
+    config: { access: 'caller' },
+    handler: (request, reply) => {
+      const subject = request.caller!.sub;
+      return sendLeaseClaims(request, reply, prefix, {
+        subject,
+        now: now(),
+        decide: decideFor(subject),
       });
     },
   });
@@ -98,9 +134,12 @@ export async function mainService(
     async (request): Promise<CheckoutResult[]> => {
       const caller = request.caller!;
       const issuer = serviceBaseUrl(request, prefix);
+      const decide = decideFor(caller.sub);
       // One signing task per granted line, so a long checkout spreads over the threads.
       const lines = request.body.map(async ({ productName }): Promise<CheckoutResult> => {
-        if (isLicensed && !isLicensed(productName)) {
+        const item = { name: productName };
+        const decision = decide(item);
+        if (!decision.granted) {
           return {
             productName,
             granted: false,
@@ -109,8 +148,15 @@ export async function mainService(
           };
         }
         const jwt = await issueLeaseTokens(
-          { items: [{ name: productName }], release: undefined, echo: {} },
-          { issuer, subject: caller.sub, now: now(), signer, signingPool: app.signingPool },
+          { items: [item], release: undefined, echo: {} },
+          {
+            issuer,
+            subject: caller.sub,
+            now: now(),
+            signer,
+            signingPool: app.signingPool,
+            decide: () => decision,
+          },
         );
         return { productName, granted: true, jwt };
       });

@@ -19,6 +19,24 @@ export const authzSchema = {
   response: { 200: authzResponse, 400: apiErrorSchema, 401: apiErrorSchema },
 } as const;
 
+export const authzJsonSchema = {
+  summary:
+    'The JSON form of /authz/.jwt: the claims of one item, or of a release, unsigned (IdToken, Bearer or ServiceKeyHash)',
+  description:
+    'Same parameters and authentication as `/authz/.jwt`. Answers the claims object the token ' +
+    'would carry: for a release `{ "<leaseId>": true, iss, sub, iat, exp }`, for a consume of one ' +
+    "item that item's claims (a denied item: `<item>_errorCode: noLicenseFound`). More than one " +
+    'item: 400 `invalid_request`. The standby has no JSON form (404).',
+  tags: ['main'],
+  querystring: authzQuerySchema,
+  headers: authzHeadersSchema,
+  response: {
+    200: { type: 'object', additionalProperties: true },
+    400: apiErrorSchema,
+    401: apiErrorSchema,
+  },
+} as const;
+
 export const jwksSchema = {
   summary: 'The main signing key with its x5c chain (public)',
   tags: ['main'],

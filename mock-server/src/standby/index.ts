@@ -14,11 +14,7 @@ import {
   jwksSchema,
   signingKeySchema,
 } from './schemas.js';
-import { loadSigningKeyRing } from './signing-keys.js';
-import { loadStandbyState } from './standby-state.js';
-
-/** ID tokens stay acceptable on the standby for 24 h after `exp`. */
-const ID_TOKEN_GRACE_SECONDS = 86_400;
+import { ID_TOKEN_GRACE_SECONDS } from './standby-plugin.js';
 
 /**
  * The standby licensing service, mounted at `/standby`: management calls (`Service-ApiKey`),
@@ -27,14 +23,8 @@ const ID_TOKEN_GRACE_SECONDS = 86_400;
  */
 export async function standbyService(app: FastifyInstance): Promise<void> {
   const now = () => app.clock.now();
-  const [keys, state] = await Promise.all([
-    loadSigningKeyRing(app.store, now),
-    loadStandbyState(app.store, {
-      initial: app.config.state,
-      propagationDelayMs: app.config.propagationDelayMs,
-      now,
-    }),
-  ]);
+  const keys = app.signingKeys;
+  const state = app.standbyState;
   const { apiKeyHeader, signingKeyIdHeader } = app.config.wireNames;
   const apiKeyField = apiKeyHeader.toLowerCase();
   const signingKeyField = signingKeyIdHeader.toLowerCase();

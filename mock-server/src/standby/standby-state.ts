@@ -23,9 +23,17 @@ export interface StandbyStateOptions {
 export interface StandbyState {
   /** The state in effect now (a pending change counts once its delay has passed). */
   current(): ApiState;
+  /** The state in effect now and the change still on its way, if any (`effectiveAt` in ms). */
+  view(): { state: ApiState; pending?: { state: ApiState; effectiveAt: number } };
+  /**
+   * Delay before a change takes effect, in ms; the admin API moves it (not stored: a restart or a
+   * reset brings back the configured one). Changes already pending keep their time.
+   */
+  propagationDelayMs: number;
   /** Requests a change; it takes effect after the propagation delay. Resolves once stored. */
   set(state: ApiState): Promise<void>;
   /** Back to the initial state, no pending change. */
+  /** Back to the initial state and the configured delay, no pending change. */
   reset(): Promise<void>;
 }
 
@@ -70,15 +78,24 @@ export async function loadStandbyState(
     if (pending && options.now() >= pending.effectiveAt) doc = { state: pending.state };
     return doc.state;
   };
-  return {
+  const standby: StandbyState = {
     current,
+    view() {
+      const state = current();
+      return doc.pending ? { state, pending: { ...doc.pending } } : { state };
+    },
+    propagationDelayMs: options.propagationDelayMs,
     set(state) {
-      if (options.propagationDelayMs === 0) return save({ state });
+      if (standby.propagationDelayMs === 0) return save({ state });
       return save({
         state: current(),
-        pending: { state, effectiveAt: options.now() + options.propagationDelayMs },
+        pending: { state, effectiveAt: options.now() + standby.propagationDelayMs },
       });
     },
-    reset: () => save({ state: options.initial }),
+    reset() {
+      standby.propagationDelayMs = options.propagationDelayMs;
+      return save({ state: options.initial });
+    },
   };
+  return standby;
 }

@@ -53,6 +53,41 @@ const DAMAGES: Damage[] = [
     'a pending change without a time',
     () => '{"state":"dormant","pending":{"state":"active"}}',
   ],
+  [
+    'main-licenses.json',
+    'a license without its item',
+    edit((doc) => ({
+      ...doc,
+      licenses: [{ ...doc.licenses[0], item: undefined }],
+    })),
+  ],
+  [
+    'main-licenses.json',
+    'a license listed twice',
+    edit((doc) => ({
+      ...doc,
+      licenses: [doc.licenses[0], doc.licenses[0]],
+    })),
+  ],
+  [
+    'main-licenses.json',
+    'an outbox event of another source',
+    edit((doc) => ({
+      ...doc,
+      outbox: [{ change: 1, events: [{ ...doc.outbox[0].events[0], eventSourceId: 'billing' }] }],
+    })),
+  ],
+  [
+    'main-licenses.json',
+    'outbox changes out of order',
+    edit((doc) => ({
+      ...doc,
+      outbox: [
+        { ...doc.outbox[0], change: 2 },
+        { ...doc.outbox[0], change: 1 },
+      ],
+    })),
+  ],
   [EVENT_LOG_FILE, 'a line of another shape', (good) => `${good}{"events":{}}\n`],
   [EVENT_LOG_FILE, 'a line that is not JSON', (good) => `${good}garbage\n`],
 ];
@@ -65,11 +100,18 @@ describe('data files checked on start', () => {
   beforeAll(async () => {
     root = await mkdtemp(join(tmpdir(), 'data-files-'));
     good = join(root, 'good');
-    const app = await buildApp({ dataDir: good, state: 'active' });
+    const app = await buildApp({ dataDir: good, state: 'active', admin: true });
     await app.inject({
       method: 'POST',
       url: '/events/put',
       payload: { eventType: 'T', eventSourceId: 's' },
+    });
+    // A license whose event stays in main's outbox, so the file holds one entry.
+    app.mainOutbox.setPaused(true);
+    await app.inject({
+      method: 'POST',
+      url: '/admin/main/licenses',
+      payload: { sub: 'u1', item: 'Pro' },
     });
     await app.close();
     goodFiles = (await readdir(good)).sort();
