@@ -69,17 +69,17 @@ export async function consoleRoutes(
     });
   });
 
+  const streams = createRequestStreams();
   app.get<{ Querystring: { after?: number } }>(
     '/requests',
     { schema: listRequestsSchema },
     async (request) => {
       const after = request.query.after ?? Math.max(0, requestLog.lastSeq - STREAM_BACKLOG);
       const { entries, dropped } = requestLog.since(Math.min(after, requestLog.lastSeq));
-      return { entries, dropped, lastSeq: requestLog.lastSeq };
+      return { entries, dropped, lastSeq: requestLog.lastSeq, readers: streams.size };
     },
   );
 
-  const streams = createRequestStreams();
   app.get('/requests/stream', { schema: requestStreamSchema }, (request, reply) =>
     streams.open(request, reply, requestLog),
   );

@@ -448,11 +448,12 @@ export const listRequestsSchema = {
   response: {
     200: {
       type: 'object',
-      required: ['entries', 'dropped', 'lastSeq'],
+      required: ['entries', 'dropped', 'lastSeq', 'readers'],
       properties: {
         entries: { type: 'array', items: requestEntrySchema },
         dropped: { type: 'integer', description: 'Entries after `after` no longer kept' },
         lastSeq: { type: 'integer' },
+        readers: { type: 'integer', description: 'Event streams open now (consoles watching)' },
       },
     },
     400: apiErrorSchema,
