@@ -1,3 +1,4 @@
+import { cp } from 'node:fs/promises';
 import { defineConfig, type Options } from 'tsup';
 
 /**
@@ -13,12 +14,21 @@ const shared: Options = {
   target: 'node20',
 };
 
+/**
+ * The QA console is plain HTML, CSS and JavaScript, shipped as it is: copied next to the bundles
+ * (`dist/console/`), where `new URL('./console/', import.meta.url)` finds it from `dist/index.js`,
+ * `dist/index.cjs` and `dist/cli.js` alike.
+ */
+const copyConsole = async () => {
+  await cp('src/admin/console', 'dist/console', { recursive: true });
+};
+
 export default defineConfig([
   // Declarations once for both formats (.d.ts and .d.cts), so both describe the same API.
   { ...shared, format: ['esm', 'cjs'], dts: { only: true } },
-  { ...shared, format: ['esm'] },
-  // The signing pool finds its worker module next to the bundle through import.meta.url, which
-  // the CommonJS build gets from tsup's shim.
+  { ...shared, format: ['esm'], onSuccess: copyConsole },
+  // The signing pool's worker module and the QA console's files are found next to the bundle
+  // through import.meta.url, which the CommonJS build gets from tsup's shim.
   { ...shared, format: ['cjs'], noExternal: ESM_ONLY_DEPENDENCIES, shims: true },
   {
     entry: { cli: 'src/cli.ts' },

@@ -203,6 +203,10 @@ async function main(): Promise<void> {
   process.once('SIGINT', () => shutdown('SIGINT'));
   process.once('SIGTERM', () => shutdown('SIGTERM'));
   process.stdout.write(`${JSON.stringify(server.info)}\n`);
+  if (options.admin) {
+    const consoleUrl = server.info.mainUrl.replace(/\/main$/, '/admin/console');
+    server.app.log.info({ consoleUrl }, `QA console: ${consoleUrl}`);
+  }
 }
 
 main().catch((err: unknown) => {

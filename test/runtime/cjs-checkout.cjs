@@ -13,7 +13,8 @@
 //   5. with the testing kit on msw/node refusing every main request, checks out from the standby;
 //   6. writes a signed event and reads it back with a read token the SDK signs itself (the
 //      signing code is an `import()` in the sources: the CommonJS build must carry it);
-//   7. releases everything and prints one summary line (stdout), exit code 0.
+//   7. loads the QA console's page, script and style sheet (files shipped beside the bundle);
+//   8. releases everything and prints one summary line (stdout), exit code 0.
 // Any failure exits 1 with the error on stderr.
 'use strict';
 
@@ -79,6 +80,7 @@ async function main() {
     port: 0,
     host: '127.0.0.1',
     state: 'active',
+    admin: true,
     eventWriterKeys: [eventPublicPem],
     eventReaderKeys: [eventPublicPem],
     requireSignedEvents: true,
@@ -182,6 +184,20 @@ async function main() {
       [['CjsChecked', { ok: 1 }]],
     );
     summary.push('signed event put and read back with an SDK-signed read token');
+
+    // The QA console: static files the package ships in dist/console/, found from the CJS build.
+    const adminUrl = mainUrl.replace(/\/main$/, '/admin');
+    for (const [path, type] of [
+      ['console', 'text/html'],
+      ['console.js', 'text/javascript'],
+      ['console.css', 'text/css'],
+    ]) {
+      const response = await fetch(`${adminUrl}/${path}`);
+      assert.equal(response.status, 200, `GET /admin/${path}: HTTP ${response.status}`);
+      assert.ok(response.headers.get('content-type').startsWith(type), `/admin/${path} type`);
+      assert.ok((await response.text()).length > 1000, `/admin/${path} is short`);
+    }
+    summary.push('QA console page, script and style sheet served from dist/console');
   } finally {
     await server.close();
   }

@@ -377,8 +377,9 @@ const standbyApi = (path, method) =>
 function wire() {
   $('break-main').addEventListener('click', () => act('Break main', breakMain));
   $('restore-main').addEventListener('click', () => act('Restore main', restoreMain));
+  // 1 h past the grace of a 1 h token signed in now: 1 h + 24 h + 1 h.
   $('clock-past-grace').addEventListener('click', () =>
-    act('Clock +25 h', () => advance(25 * HOUR_MS)),
+    act('Clock +26 h', () => advance(26 * HOUR_MS)),
   );
   $('clock-reset').addEventListener('click', () =>
     act('Clock back to real time', () => setOffset(0)),
@@ -549,7 +550,7 @@ function wireLog() {
   source.addEventListener('dropped', (event) => {
     log.dropped += JSON.parse(event.data).count;
   });
-  setInterval(renderCounts, 1000);
+  setInterval(renderCounts, 500);
   window.addEventListener('pagehide', () => source.close());
 
   $('log-filter').addEventListener('change', renderLog);
@@ -710,3 +711,5 @@ function wireFeeds() {
 wire();
 refresh();
 setInterval(refresh, REFRESH_MS);
+// Show the main feed from the start (read once; tick "follow" to keep it live).
+openFeed();
