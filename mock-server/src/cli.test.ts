@@ -240,6 +240,38 @@ describe('command line', () => {
     expect(await stop(proc)).toBe(0);
   }, 60_000);
 
+  it('logs the QA console URL with --admin, and takes --main-audit-events and --max-licenses', async () => {
+    const proc = await start(['--admin', '--main-audit-events', '--max-licenses', '1']);
+    try {
+      const admin = proc.info.mainUrl.replace(/\/main$/, '/admin');
+      await vi.waitFor(() => expect(proc.stderr()).toContain(`QA console: ${admin}/console`));
+      expect((await fetch(`${admin}/console`)).status).toBe(200);
+      const provision = (sub: string) =>
+        fetch(`${admin}/main/licenses`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ sub, item: 'Pro' }),
+        });
+      expect((await provision('a')).status).toBe(201);
+      expect((await provision('b')).status).toBe(409);
+      const minted = await fetch(`${proc.info.idpUrl}/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ sub: 'reader', claims: { main: true } }),
+      });
+      const token = (await minted.json()).id_token;
+      await vi.waitFor(async () => {
+        const feed = await fetch(`${proc.info.eventUrl}/get/main`, {
+          headers: { authorization: `Bearer ${token}` },
+        });
+        const types = (await feed.json()).objects.map((o: { eventType: string }) => o.eventType);
+        expect(types).toEqual(['instruction', 'LicenseProvisioned', 'Created', 'instruction']);
+      });
+    } finally {
+      expect(await stop(proc)).toBe(0);
+    }
+  }, 60_000);
+
   // Concurrent: each spawns its own short-lived process.
   it.concurrent.each([
     ['an unknown option', ['--bogus']],
@@ -252,6 +284,7 @@ describe('command line', () => {
     ['a CORS origin with a path', ['--cors-origin', 'https://app.test/x']],
     ['a limit that is not a number', ['--max-items', 'many']],
     ['a limit out of range', ['--request-timeout-ms', '1']],
+    ['no licenses at all', ['--max-licenses', '0']],
     [
       'a headers timeout above the request timeout',
       ['--request-timeout-ms', '1000', '--headers-timeout-ms', '2000'],
