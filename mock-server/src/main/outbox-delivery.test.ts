@@ -151,6 +151,34 @@ describe('outbox delivery', () => {
     }
   });
 
+  it('after the outbox update failed (the events written), the retry writes nothing twice', async () => {
+    vi.useFakeTimers();
+    try {
+      const { book, events } = await start(await tempDir());
+      await threeChanges(book);
+      vi.spyOn(book, 'acknowledge').mockRejectedValueOnce(new Error('disk full'));
+      const delivery = createOutboxDelivery({ book, events, retryDelayMs: 500 });
+      delivery.kick();
+      await delivery.idle();
+      expect(mainFeed(events)).toHaveLength(3);
+      expect(book.outbox()).toHaveLength(3);
+      await vi.advanceTimersByTimeAsync(500);
+      await delivery.idle();
+      expect(mainFeed(events)).toHaveLength(3);
+      expect(book.outbox()).toEqual([]);
+      // Later changes go out without looking anything up: the outbox holds only new events.
+      const feed = vi.spyOn(events, 'feed');
+      await book.block('C-3');
+      delivery.kick();
+      await delivery.idle();
+      expect(feed).not.toHaveBeenCalled();
+      expect(mainFeed(events)).toHaveLength(4);
+      await events.close();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('starts nothing after close', async () => {
     const { book, events } = await start(await tempDir());
     const delivery = createOutboxDelivery({ book, events });

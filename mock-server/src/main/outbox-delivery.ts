@@ -38,11 +38,12 @@ function isStored(events: EventStore, event: MainEvent): boolean {
 
 /**
  * Delivers the outbox of `book` to `events`: takes every waiting entry, appends the events the
- * store does not hold yet (found by their `eventId` in the object's feed) as one all-or-nothing
- * batch, then removes the entries from the outbox (one stored write). A crash between the two
- * steps leaves the entries in the outbox with their events already stored: the next delivery
- * finds them and appends nothing, so each event is written exactly once
- * (docs/decisions/0021-main-event-outbox.md). Deliveries run one at a time, in change order.
+ * store does not hold yet as one all-or-nothing batch, then removes the entries from the outbox
+ * (one stored write). A crash between the two steps leaves the entries in the outbox with their
+ * events already stored: the first delivery after the start (or after a failed one) looks each
+ * event up by its `eventId` in its object's feed and appends only those it does not find, so
+ * each event is written exactly once (docs/decisions/0021-main-event-outbox.md). Deliveries run
+ * one at a time, in change order.
  *
  * @example
  * const delivery = createOutboxDelivery({ book, events: app.eventStore });
@@ -54,6 +55,10 @@ export function createOutboxDelivery(options: OutboxDeliveryOptions): OutboxDeli
   const retryDelayMs = options.retryDelayMs ?? 1000;
   let paused = false;
   let closed = false;
+  // Whether waiting events may be in the store already: at start (a crash may have come between
+  // the two steps) and after a failed delivery (the append may have worked, the outbox update
+  // not). After a delivery that completed, the outbox holds only events never appended.
+  let uncertain = true;
   let running: Promise<void> | undefined;
   let retry: NodeJS.Timeout | undefined;
 
@@ -61,11 +66,11 @@ export function createOutboxDelivery(options: OutboxDeliveryOptions): OutboxDeli
     while (!paused && !closed) {
       const entries = book.outbox();
       if (entries.length === 0) return;
-      const missing = entries
-        .flatMap((entry) => entry.events)
-        .filter((event) => !isStored(events, event));
+      const waiting = entries.flatMap((entry) => entry.events);
+      const missing = uncertain ? waiting.filter((event) => !isStored(events, event)) : waiting;
       if (missing.length > 0) await events.append(missing);
       await book.acknowledge(entries.at(-1)!.change);
+      uncertain = false;
     }
   };
 
@@ -75,6 +80,7 @@ export function createOutboxDelivery(options: OutboxDeliveryOptions): OutboxDeli
     retry = undefined;
     running = deliverAll()
       .catch((error: unknown) => {
+        uncertain = true;
         if (closed) return;
         options.onError?.(error);
         retry = setTimeout(kick, retryDelayMs);
