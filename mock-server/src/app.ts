@@ -1,9 +1,9 @@
 import swagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
-import { createFaultRegistry } from './admin/fault-registry.js';
+import { createFaultRegistry, type FaultRegistry } from './admin/fault-registry.js';
 import { adminService } from './admin/index.js';
 import { RequestLog } from './admin/request-log.js';
-import { createRequestLogHook } from './admin/request-log-hook.js';
+import { createRequestLogHook, recordUnanswered } from './admin/request-log-hook.js';
 import { contextPlugin } from './context.js';
 import { apiErrorSchema, createFrameworkErrorHandler, installErrorHandling } from './errors.js';
 import { eventsService } from './events/index.js';
@@ -113,13 +113,23 @@ async function registerEverything(
   await app.register(mainLicensingPlugin);
 
   // Faults and the request log exist only with admin on; without it no hook at all.
-  const admin = config.admin
-    ? { faults: createFaultRegistry(), requestLog: new RequestLog() }
-    : undefined;
-  if (admin) app.addHook('onResponse', createRequestLogHook(admin.requestLog));
+  let admin: { faults: FaultRegistry; requestLog: RequestLog } | undefined;
+  if (config.admin) {
+    const requestLog = new RequestLog();
+    // Answers are logged by the hook; requests a fault leaves unanswered, by the fault hook.
+    const faults = createFaultRegistry({
+      onUnanswered: (request, reply, outcome) =>
+        recordUnanswered(requestLog, request, reply, outcome),
+    });
+    admin = { faults, requestLog };
+    app.addHook('onResponse', createRequestLogHook(requestLog));
+  }
 
   await app.register(standbyService, { prefix: SERVICE_PREFIXES.standby });
-  await app.register(mainService, { prefix: SERVICE_PREFIXES.main, ...(admin ?? {}) });
+  await app.register(mainService, {
+    prefix: SERVICE_PREFIXES.main,
+    ...(admin ? { faults: admin.faults } : {}),
+  });
   await app.register(idpService, { prefix: SERVICE_PREFIXES.idp });
   await app.register(eventsService, { prefix: SERVICE_PREFIXES.events });
   if (admin) await app.register(adminService, { prefix: '/admin', ...admin });

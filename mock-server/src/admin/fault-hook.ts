@@ -1,8 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import type { FaultRegistry } from './fault-registry.js';
-import type { RequestLog } from './request-log.js';
-import { recordUnanswered } from './request-log-hook.js';
 
 const STATUS_TEXT: Record<number, string> = {
   500: 'Internal Server Error',
@@ -23,16 +21,15 @@ function onClientGone(reply: FastifyReply, onClose: () => void): void {
  * An `onRequest` hook that applies the registry's faults to the routes of the service it is added
  * to (`prefix` is the service's prefix, stripped to get the route name): `reset` destroys the
  * socket with a TCP reset, `hang` never answers (released when the client gives up or the server
- * closes), `error` answers 500/503 with an HTML body, `delay` waits then carries on. Requests
- * that end without an answer are recorded in `log` (answers are recorded by its own hook).
+ * closes), `error` answers 500/503 with an HTML body, `delay` waits then carries on. A request
+ * that ends without an answer is told to the registry's `onUnanswered`.
  *
  * @example
- * app.addHook('onRequest', createFaultHook(faults, app.prefix, requestLog));
+ * app.addHook('onRequest', createFaultHook(faults, app.prefix));
  */
 export function createFaultHook(
   registry: FaultRegistry,
   prefix: string,
-  log?: RequestLog,
 ): onRequestAsyncHookHandler {
   return async (request: FastifyRequest, reply: FastifyReply) => {
     const fault = registry.take(request.routeOptions.url?.slice(prefix.length));
@@ -43,7 +40,7 @@ export function createFaultHook(
         const socket = request.raw.socket;
         if (typeof socket.resetAndDestroy === 'function') socket.resetAndDestroy();
         else socket.destroy();
-        if (log) recordUnanswered(log, request, reply, 'reset');
+        registry.onUnanswered?.(request, reply, 'reset');
         return;
       }
       case 'hang': {
@@ -51,7 +48,7 @@ export function createFaultHook(
         registry.held.hang++;
         onClientGone(reply, () => {
           registry.held.hang--;
-          if (log) recordUnanswered(log, request, reply, 'hang');
+          registry.onUnanswered?.(request, reply, 'hang');
         });
         return;
       }
@@ -72,7 +69,7 @@ export function createFaultHook(
         } catch {
           // The client went away while we slept: nobody is left to answer.
           reply.hijack();
-          if (log) recordUnanswered(log, request, reply, 'aborted');
+          registry.onUnanswered?.(request, reply, 'aborted');
         } finally {
           registry.held.delay--;
           reply.raw.off('close', abort);

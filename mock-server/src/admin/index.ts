@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
+import { ID_TOKEN_GRACE_SECONDS } from '../auth/id-token-grace.js';
 import { ApiError } from '../errors.js';
-import { ID_TOKEN_GRACE_SECONDS } from '../standby/standby-plugin.js';
 import { useStrictBodyValidation } from '../validation/strict-body-validation.js';
 import { consoleRoutes } from './console-routes.js';
 import type { FaultRegistry, FaultRoute, FaultSpec } from './fault-registry.js';
@@ -45,7 +45,7 @@ export async function adminService(
       now: new Date(nowMs).toISOString(),
       nowMs,
       offsetMs: clock.offsetMs,
-      idTokenGraceSeconds: { main: 0, standby: ID_TOKEN_GRACE_SECONDS },
+      idTokenGraceSeconds: ID_TOKEN_GRACE_SECONDS,
     };
   };
 

@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../errors.js';
 import { CLAIM_NAMES, RESERVED_PARAMETERS } from '../licensing/parse-authz-request.js';
-import type { ProvisionRequest } from '../main/license-book.js';
 import {
   blockCodeSchema,
   getOutboxSchema,
@@ -30,7 +29,7 @@ export async function mainAdminRoutes(app: FastifyInstance): Promise<void> {
   // name would be overwritten in the token.
   const itemNameRules = { not: { enum: [...new Set([...CLAIM_NAMES, ...RESERVED_PARAMETERS])] } };
 
-  app.post<{ Body: ProvisionRequest }>(
+  app.post<{ Body: { sub: string; item: string; activationCode?: string } }>(
     '/main/licenses',
     { schema: provisionSchema(itemNameRules) },
     async (request, reply) => reply.code(201).send(await book.provision(request.body)),

@@ -1,5 +1,7 @@
+import type { UnansweredOutcome } from './fault-registry.js';
+
 /** What happened to a request that got no HTTP answer (an injected fault, a client that left). */
-export type RequestOutcome = 'reset' | 'hang' | 'aborted';
+export type RequestOutcome = UnansweredOutcome;
 
 /** One request the server handled, as the QA console's live log shows it. */
 export interface RequestLogEntry {

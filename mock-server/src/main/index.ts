@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { createFaultHook } from '../admin/fault-hook.js';
 import type { FaultRegistry } from '../admin/fault-registry.js';
-import type { RequestLog } from '../admin/request-log.js';
 import { installAuthHook } from '../auth/auth-hook.js';
 import { createAuthenticator } from '../auth/authenticate.js';
+import { ID_TOKEN_GRACE_SECONDS } from '../auth/id-token-grace.js';
 import { toX5c } from '../crypto/certificates.js';
 import { toPublicJwk } from '../crypto/jwk.js';
 import { issueLeaseTokens } from '../licensing/issue-lease-tokens.js';
@@ -19,8 +19,6 @@ import { authzJsonSchema, authzSchema, checkoutSchema, jwksSchema } from './sche
 export interface MainServiceOptions {
   /** Faults injected by the admin API; absent when admin is off (no hook at all then). */
   faults?: FaultRegistry;
-  /** Where requests a fault leaves unanswered are recorded (the admin's live log). */
-  requestLog?: RequestLog;
 }
 
 interface CheckoutLine {
@@ -69,19 +67,17 @@ export async function mainService(
   app.resets.set('main', () => book.reset());
   addFormBodyParser(app);
   // Faults first: an outage answers before anything else runs.
-  if (options.faults) {
-    app.addHook('onRequest', createFaultHook(options.faults, prefix, options.requestLog));
-  }
+  if (options.faults) app.addHook('onRequest', createFaultHook(options.faults, prefix));
   installAuthHook(app, {
     authenticate: createAuthenticator(app, {
       realm: 'main',
       schemes: ['IdToken', 'Bearer', 'ServiceKeyHash'],
-      graceSeconds: 0,
+      graceSeconds: ID_TOKEN_GRACE_SECONDS.main,
     }),
     authenticateUser: createAuthenticator(app, {
       realm: 'main',
       schemes: ['IdToken', 'Bearer'],
-      graceSeconds: 0,
+      graceSeconds: ID_TOKEN_GRACE_SECONDS.main,
     }),
   });
 

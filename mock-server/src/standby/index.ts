@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { createApiKeyCheck } from '../auth/api-key.js';
 import { installAuthHook } from '../auth/auth-hook.js';
 import { createAuthenticator } from '../auth/authenticate.js';
+import { ID_TOKEN_GRACE_SECONDS } from '../auth/id-token-grace.js';
 import { ApiError } from '../errors.js';
 import { addFormBodyParser } from '../licensing/request-parameters.js';
 import { sendLeaseTokens } from '../licensing/send-lease-tokens.js';
@@ -14,7 +15,6 @@ import {
   jwksSchema,
   signingKeySchema,
 } from './schemas.js';
-import { ID_TOKEN_GRACE_SECONDS } from './standby-plugin.js';
 
 /**
  * The standby licensing service, mounted at `/standby`: management calls (`Service-ApiKey`),
@@ -39,7 +39,7 @@ export async function standbyService(app: FastifyInstance): Promise<void> {
     authenticate: createAuthenticator(app, {
       realm: 'standby',
       schemes: ['IdToken', 'ServiceKeyHash'],
-      graceSeconds: ID_TOKEN_GRACE_SECONDS,
+      graceSeconds: ID_TOKEN_GRACE_SECONDS.standby,
     }),
     management: { check: createApiKeyCheck(app.apiKey, apiKeyHeader), field: apiKeyField },
   });

@@ -3,9 +3,6 @@ import fp from 'fastify-plugin';
 import { loadSigningKeyRing, type SigningKeyRing } from './signing-keys.js';
 import { loadStandbyState, type StandbyState } from './standby-state.js';
 
-/** ID tokens stay acceptable on the standby for 24 h after `exp` (DECISIONS.md). */
-export const ID_TOKEN_GRACE_SECONDS = 86_400;
-
 declare module 'fastify' {
   interface FastifyInstance {
     /** The standby's dormant/active state with its propagation delay; on disk with a data dir. */
