@@ -28,6 +28,18 @@ function sseEvent(event: string, data: unknown, id?: number): string {
   return `${id === undefined ? '' : `id: ${id}\n`}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 }
 
+/** Each entry's event text, made once however many readers send it. */
+const rendered = new WeakMap<RequestLogEntry, string>();
+
+function requestEvent(entry: RequestLogEntry): string {
+  let text = rendered.get(entry);
+  if (text === undefined) {
+    text = sseEvent('request', entry, entry.seq);
+    rendered.set(entry, text);
+  }
+  return text;
+}
+
 /** The cursor a reader resumes from: its `Last-Event-ID`, else the last {@link STREAM_BACKLOG}. */
 function startCursor(request: FastifyRequest, log: RequestLog): number {
   const last = request.headers['last-event-id'];
@@ -88,7 +100,7 @@ export function createRequestStreams(options: RequestStreamsOptions = {}): Reque
         if (backedUp || stream.writableEnded || stream.destroyed) return;
         const { entries, dropped } = log.since(cursor, MAX_ENTRIES_PER_WRITE);
         let text = dropped > 0 ? sseEvent('dropped', { count: dropped }) : '';
-        for (const entry of entries) text += sseEvent('request', entry, entry.seq);
+        for (const entry of entries) text += requestEvent(entry);
         if (entries.length > 0) cursor = (entries.at(-1) as RequestLogEntry).seq;
         else cursor += dropped;
         if (text !== '') write(text);
