@@ -27,19 +27,28 @@ export interface RequestLog {
  * script never awaited or that CORS refused is logged too; preflights are not).
  */
 export function logRequests(context: BrowserContext): RequestLog {
-  let pending: Promise<LoggedRequest>[] = [];
+  // Settled at once, so a header read that fails because the page closed first (the test is done
+  // with the log) is no unhandled rejection; a caller who does read the log still gets the error.
+  let pending: Promise<LoggedRequest | { error: unknown }>[] = [];
   const onRequest = (request: Request) => {
     pending.push(
-      request.headerValue('origin').then((origin) => ({
-        method: request.method(),
-        url: request.url(),
-        origin: origin ?? undefined,
-        resourceType: request.resourceType(),
-      })),
+      request.headerValue('origin').then(
+        (origin) => ({
+          method: request.method(),
+          url: request.url(),
+          origin: origin ?? undefined,
+          resourceType: request.resourceType(),
+        }),
+        (error: unknown) => ({ error }),
+      ),
     );
   };
   context.on('request', onRequest);
-  const entries = () => Promise.all(pending);
+  const entries = async () =>
+    (await Promise.all(pending)).map((entry) => {
+      if ('error' in entry) throw entry.error;
+      return entry;
+    });
   return {
     entries,
     to: async (prefix) => (await entries()).filter((entry) => entry.url.startsWith(prefix)),
