@@ -58,6 +58,35 @@ describe('lease keeper', () => {
     await settle(client.close());
   });
 
+  it('spreads renewals over the last jitterRatio share of the wait, so a fleet does not renew at once', async () => {
+    const main = authzHandler('main', ['ok']);
+    server.use(main.handler);
+    const renewAfter = async (random: number, jitterRatio?: number) => {
+      const { client } = makeClient({
+        now: () => Date.now(),
+        random: () => random,
+        failover: { mainAttempts: 1, breaker: false },
+      });
+      const { leases } = await settle(client.checkout(['ItemA']));
+      const start = Date.now();
+      const hitsBefore = main.hits.count;
+      client.keepAlive(leases, jitterRatio === undefined ? {} : { jitterRatio });
+      let waited = 0;
+      while (main.hits.count === hitsBefore) {
+        await vi.advanceTimersByTimeAsync(60_000);
+        waited = Date.now() - start;
+      }
+      await settle(client.close());
+      return waited;
+    };
+    // The wait to refreshAt is 6 h (less the 10 ms settle), seen here to the minute; with the
+    // default ratio 0.1 a renewal comes up to 36 min early, random × 36 min.
+    expect(await renewAfter(0)).toBe(6 * HOUR);
+    expect(await renewAfter(0.5)).toBe(6 * HOUR - 18 * 60_000);
+    expect(await renewAfter(0.75)).toBe(6 * HOUR - 27 * 60_000);
+    expect(await renewAfter(0.5, 0.4)).toBe(6 * HOUR - 72 * 60_000);
+  });
+
   it('retries a failed renewal with backoff and never throws', async () => {
     const main = authzHandler('main', ['ok', 503, 503, 503, 503, 'ok']);
     const standby = authzHandler('standby', ['dormant']);
