@@ -2,8 +2,11 @@ import { describe, expect, it } from 'vitest';
 import {
   formatNumber,
   formatTable,
+  type Measured,
+  measureAlternating,
   parseBenchArgs,
   percentile,
+  perWallSecond,
   ratioOf,
   summarize,
 } from './bench-helpers.js';
@@ -83,5 +86,33 @@ describe('parseBenchArgs', () => {
   it('refuses unknown arguments and a bare --only', () => {
     expect(() => parseBenchArgs(['--fast'])).toThrow(TypeError);
     expect(() => parseBenchArgs(['--only'])).toThrow(TypeError);
+  });
+});
+
+describe('measureAlternating', () => {
+  it('alternates the order each round and sums each operation’s slices', async () => {
+    const order: string[] = [];
+    // A machine that slows down over the run: every slice takes longer than the one before.
+    let clock = 0;
+    const slice =
+      (name: string, opsPerSlice: number) =>
+      (durationMs: number): Measured => {
+        order.push(name);
+        clock += 1;
+        return { ops: opsPerSlice, wallMs: durationMs * clock, cpuMs: durationMs };
+      };
+    const result = await measureAlternating(slice('a', 100), slice('b', 50), {
+      rounds: 4,
+      sliceMs: 10,
+    });
+    expect(order).toEqual(['a', 'b', 'b', 'a', 'a', 'b', 'b', 'a']);
+    expect(result.a).toEqual({ ops: 400, wallMs: 10 * (1 + 4 + 5 + 8), cpuMs: 40 });
+    expect(result.b).toEqual({ ops: 200, wallMs: 10 * (2 + 3 + 6 + 7), cpuMs: 40 });
+    // Both saw the same slow-down in total, so the ratio of the sums is the true 0.5.
+    expect(perWallSecond(result.b) / perWallSecond(result.a)).toBeCloseTo(0.5, 12);
+    // Each round alone is off by the slow-down between its two slices.
+    [0.25, 2 / 3, 5 / 12, 4 / 7].forEach((ratio, round) => {
+      expect(result.roundRatios[round]).toBeCloseTo(ratio, 12);
+    });
   });
 });

@@ -200,3 +200,51 @@ export async function measureAsync(
   );
   return { ops, wallMs: performance.now() - start, cpuMs: cpuNowMs() - cpuStart };
 }
+
+/** One timed slice of an operation: runs it for about `durationMs` and says what it did. */
+export type Slice = (durationMs: number) => Measured | Promise<Measured>;
+
+/** What {@link measureAlternating} returns: each operation's slices summed. */
+export interface Alternated {
+  a: Measured;
+  b: Measured;
+  /** Per round, b's rate over a's (the spread of the ratio across the run). */
+  roundRatios: number[];
+}
+
+/**
+ * Measures two operations in alternating slices, `a b`, then `b a`, and so on for `rounds`
+ * rounds, and sums each one's slices. Run back to back in two long windows, a ratio also measures
+ * how the machine's speed drifted between them (on this repo's VM, raw RSA verification moved
+ * between 29 000 and 43 000/s from one 400 ms window to the next); alternating makes the drift
+ * weigh on both alike.
+ */
+export async function measureAlternating(
+  a: Slice,
+  b: Slice,
+  { rounds, sliceMs }: { rounds: number; sliceMs: number },
+): Promise<Alternated> {
+  const sum = (into: Measured, m: Measured) => {
+    into.ops += m.ops;
+    into.wallMs += m.wallMs;
+    into.cpuMs += m.cpuMs;
+  };
+  const totalA: Measured = { ops: 0, wallMs: 0, cpuMs: 0 };
+  const totalB: Measured = { ops: 0, wallMs: 0, cpuMs: 0 };
+  const roundRatios: number[] = [];
+  for (let round = 0; round < rounds; round++) {
+    let ma: Measured;
+    let mb: Measured;
+    if (round % 2 === 0) {
+      ma = await a(sliceMs);
+      mb = await b(sliceMs);
+    } else {
+      mb = await b(sliceMs);
+      ma = await a(sliceMs);
+    }
+    sum(totalA, ma);
+    sum(totalB, mb);
+    roundRatios.push(perWallSecond(mb) / perWallSecond(ma));
+  }
+  return { a: totalA, b: totalB, roundRatios };
+}

@@ -102,10 +102,17 @@ export function measureRawVerify(
   input: Buffer,
   signature: Buffer,
   durationMs: number,
+  warmupMs?: number,
 ): Measured {
-  return measureSync(() => {
-    if (!verify('sha256', input, publicKey, signature)) throw new Error('reference verify failed');
-  }, durationMs);
+  return measureSync(
+    () => {
+      if (!verify('sha256', input, publicKey, signature)) {
+        throw new Error('reference verify failed');
+      }
+    },
+    durationMs,
+    warmupMs,
+  );
 }
 
 /** A public KeyObject from an RSA JWK (`n`, `e`). */
