@@ -97,7 +97,7 @@ export async function fetchFeedPage(
   });
   if (verdict.ok && outcome.kind === 'response' && outcome.status === 200) {
     try {
-      return { ok: true, page: parseFeedBody(outcome.body) };
+      return { ok: true, page: readFeedBody(verdict.json) };
     } catch (cause) {
       const error = new LicensingError(
         'SERVICE_UNAVAILABLE',
@@ -134,11 +134,10 @@ function feedUrl(eventUrl: string, feed: ResolvedFeed, query: FeedQuery): string
 }
 
 /**
- * Parses a feed body. Timestamps come from `eventReceived_str` only: the JSON number has already
- * lost digits once `JSON.parse` has read it.
+ * Reads a parsed feed body (the classifier parsed it once). Timestamps come from
+ * `eventReceived_str` only: the JSON number has already lost digits once `JSON.parse` has read it.
  */
-export function parseFeedBody(text: string): RawFeedPage {
-  const body: unknown = JSON.parse(text);
+export function readFeedBody(body: unknown): RawFeedPage {
   const objects = (body as { objects?: unknown } | null)?.objects;
   if (!Array.isArray(objects)) throw new TypeError('feed body has no objects array');
   const older: FeedInstruction = { timestamp: undefined, count: undefined };

@@ -106,6 +106,15 @@ describe('classifyOutcome', () => {
     expect(verdict.ok).toBe(true);
   });
 
+  it('hands back the parsed body of a 200 when JSON is expected, so it is parsed once', () => {
+    const verdict = classifyOutcome(response(200, '{"objects":[{"n":1}]}'), {
+      service: 'events',
+      expect: 'json',
+      now: NOW,
+    });
+    expect(verdict).toEqual({ ok: true, json: { objects: [{ n: 1 }] } });
+  });
+
   it('treats a 200 that is not JSON as an outage when JSON is expected', () => {
     const verdict = classifyOutcome(response(200, HTML), {
       service: 'main',

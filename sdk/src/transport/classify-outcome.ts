@@ -7,7 +7,11 @@ import { parseRetryAfter } from './retry-after.js';
 
 /** Verdict on one HTTP exchange. */
 export type Verdict =
-  | { ok: true }
+  | {
+      ok: true;
+      /** The parsed body when `json` was expected, so the caller need not parse it again. */
+      json?: unknown;
+    }
   | {
       ok: false;
       /** True when the service itself is failing: worth retrying, then failing over. */
@@ -73,14 +77,15 @@ function networkReason(error: unknown): FailureReason {
   return 'network';
 }
 
-function bodyMatches(body: string, expect: ExpectedBody): boolean {
-  if (expect === 'none') return true;
-  if (expect === 'jwt') return body.trim().split('&').every(isCompactJwt);
+/** The success verdict when `body` is what `expect` says, else undefined. */
+function matchBody(body: string, expect: ExpectedBody): Verdict | undefined {
+  if (expect === 'none') return { ok: true };
+  if (expect === 'jwt')
+    return body.trim().split('&').every(isCompactJwt) ? { ok: true } : undefined;
   try {
-    JSON.parse(body);
-    return true;
+    return { ok: true, json: JSON.parse(body) };
   } catch {
-    return false;
+    return undefined;
   }
 }
 
@@ -124,7 +129,8 @@ export function classifyOutcome(outcome: HttpOutcome, context: ClassifyContext):
   }
   const { status, url, body } = outcome;
   if (status >= 200 && status < 300) {
-    if (bodyMatches(body, context.expect)) return { ok: true };
+    const matched = matchBody(body, context.expect);
+    if (matched) return matched;
     return {
       ok: false,
       outage: true,
