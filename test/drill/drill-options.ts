@@ -63,6 +63,8 @@ export interface DrillOptions {
   herd: 'off' | 'default';
   /** Extra command-line options of the mock server (e.g. a signing pool size). */
   serverArgs: string[];
+  /** Also write every client-side record to `<run>.records.json` (large). */
+  writeRecords: boolean;
 }
 
 /** Defaults of the full run (10 000 clients); durations in seconds. */
@@ -87,6 +89,7 @@ export const DRILL_DEFAULTS: Readonly<DrillOptions> = Object.freeze({
   failover: Object.freeze({}),
   herd: 'default',
   serverArgs: [],
+  writeRecords: false,
 }) as DrillOptions;
 
 /** What `npm run drill -- --help` prints. */
@@ -117,6 +120,7 @@ steady state on main, main breaks, standby enabled, main recovers, standby disab
   --breaker-half-open-ms <ms>      breaker.halfOpenAfterMs
   --breaker-half-open-max-ms <ms>  breaker.halfOpenMaxMs
   --server-arg <arg>       extra mock-server option, repeatable (e.g. --server-arg=--signing-threads=2)
+  --records                also write every client-side record to <name>.records.json (large)
   --help                   this text
 `;
 
@@ -146,6 +150,7 @@ const FLAGS = {
   'breaker-half-open-ms': { type: 'string' },
   'breaker-half-open-max-ms': { type: 'string' },
   'server-arg': { type: 'string', multiple: true },
+  records: { type: 'boolean' },
   help: { type: 'boolean' },
 } as const;
 
@@ -269,6 +274,7 @@ export function parseDrillArgs(argv: readonly string[]): DrillOptions | 'help' {
     failover: failoverFrom(v, herd),
     herd,
     serverArgs: (values['server-arg'] as string[] | undefined) ?? [],
+    writeRecords: values.records === true,
   };
   if (options.runName !== undefined && !/^[\w.-]+$/.test(options.runName)) {
     throw new TypeError(

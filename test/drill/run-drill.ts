@@ -283,8 +283,9 @@ export async function runDrill(
     log('fleets stopped; computing the figures');
 
     const effective = { ...(DEFAULTS.failover as Record<string, unknown>), ...failover };
+    const records = mergeFleetRecords(reports.map((r) => r.records));
     const figures = computeDrillFigures({
-      records: mergeFleetRecords(reports.map((r) => r.records)),
+      records,
       marks,
       clients: options.clients,
       probeIntervalMs: effective.probeIntervalMs as number,
@@ -325,6 +326,9 @@ export async function runDrill(
     mkdirSync(outDir, { recursive: true });
     writeFileSync(files.svg, drawChart(result));
     writeFileSync(files.json, `${toJson(result)}\n`);
+    if (options.writeRecords) {
+      writeFileSync(join(outDir, `${name}.records.json`), JSON.stringify(records));
+    }
     return result;
   } finally {
     if (sampler) clearInterval(sampler);
