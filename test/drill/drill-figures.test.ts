@@ -129,7 +129,8 @@ describe('computeDrillFigures', () => {
 
   it('times the failback of the apps on the standby at recovery', () => {
     expect(figures.failback.holdingMain).toEqual({ population: 4, reached: 2, p50Ms: 5000 });
-    expect(figures.failback.sdkFailbackEvent).toEqual({ population: 4, reached: 1 });
+    // Only apps 0 and 1 failed over (their clients were on the standby); app 0's failback came 1 s in.
+    expect(figures.failback.sdkFailbackEvent).toEqual({ population: 2, reached: 1, p50Ms: 1000 });
   });
 
   it('counts lapses, apps without a lease at the end, and restarts', () => {

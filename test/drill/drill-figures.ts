@@ -61,7 +61,10 @@ export interface DrillFigures {
   };
   /** Apps holding a standby lease, counted from the standby's enabling and from main's break. */
   toStandby: { fromEnable: ShareTimes; fromBreak: ShareTimes };
-  /** Apps on the standby when main recovered, back on a main lease, from main's recovery. */
+  /**
+   * From main's recovery: apps holding a standby lease then, back on a main lease; apps whose
+   * client was on the standby then (`activeService`), to the SDK's `failback` event.
+   */
   failback: { holdingMain: ShareTimes; sdkFailbackEvent: ShareTimes };
   main: {
     steadyRps: number;
@@ -216,10 +219,8 @@ export function computeDrillFigures(input: FiguresInput): DrillFigures {
   const reachStandby: number[] = [];
   const reachStandbyFromBreak: number[] = [];
   const reachedStandby = new Set<number>();
-  // Apps on the standby at recovery: those still to reach a main lease, and those still to see
-  // the SDK's failback event.
+  // Apps holding a standby lease at recovery and still to reach a main lease.
   const failbackPopulation = new Set<number>();
-  const onStandbyAtRecovery = new Set<number>();
   const reachMain: number[] = [];
   let recoverSeen = false;
   const MAIN_HOLDER = HOLDERS.indexOf('main');
@@ -227,9 +228,7 @@ export function computeDrillFigures(input: FiguresInput): DrillFigures {
   const takeFailbackPopulation = () => {
     recoverSeen = true;
     holder.forEach((h, app) => {
-      if (h !== STANDBY_HOLDER) return;
-      failbackPopulation.add(app);
-      onStandbyAtRecovery.add(app);
+      if (h === STANDBY_HOLDER) failbackPopulation.add(app);
     });
   };
   const order = byTime(leases.t);
@@ -264,8 +263,10 @@ export function computeDrillFigures(input: FiguresInput): DrillFigures {
   }
   const failbackSize = reachMain.length + failbackPopulation.size;
 
-  // Client events: the SDK's failback, time spent sticky on the standby, lapses, restarts.
+  // Client events: time spent on the standby (the SDK's `activeService`, from its failover and
+  // failback events), the SDK's failback of the apps on the standby at recovery, lapses, restarts.
   const sdkFailback: number[] = [];
+  let onStandbyAtRecovery: Set<number> | undefined;
   const lapses = new Map<number, string>();
   const restartAt = new Map<number, number>();
   const stickySince = new Map<number, number>();
@@ -276,13 +277,15 @@ export function computeDrillFigures(input: FiguresInput): DrillFigures {
     const t = events.t[i]!;
     const app = events.app[i]!;
     const k = events.kind[i]!;
+    if (!onStandbyAtRecovery && t >= marks.recoverMs)
+      onStandbyAtRecovery = new Set(stickySince.keys());
     if (k === kind('failback') || k === kind('restart')) {
       const since = stickySince.get(app);
       if (since !== undefined) stickyClientMs += clip(since, t);
       stickySince.delete(app);
     }
     if (k === kind('failover')) stickySince.set(app, t);
-    if (k === kind('failback') && t >= marks.recoverMs && onStandbyAtRecovery.delete(app)) {
+    if (k === kind('failback') && onStandbyAtRecovery?.delete(app)) {
       sdkFailback.push(t - marks.recoverMs);
     }
     if (k === kind('lapse') && !lapses.has(app)) {
@@ -291,6 +294,7 @@ export function computeDrillFigures(input: FiguresInput): DrillFigures {
     if (k === kind('restart')) restartAt.set(app, t);
   }
   for (const since of stickySince.values()) stickyClientMs += clip(since, marks.recoverMs);
+  onStandbyAtRecovery ??= new Set(stickySince.keys());
   const sdkFailbackSize = sdkFailback.length + onStandbyAtRecovery.size;
   const lapsesByCode: Record<string, number> = {};
   for (const code of lapses.values()) lapsesByCode[code] = (lapsesByCode[code] ?? 0) + 1;

@@ -1,27 +1,18 @@
 // The drill's settings: their types, defaults, and the one parser of `npm run drill -- <flags>`.
 import { parseArgs } from 'node:util';
+import type { FailoverOptions } from '@standby-licensing/sdk';
 
 /** How main breaks: its port refuses connections, it never answers, or it answers 503. */
 export type OutageKind = 'refused' | 'hang' | '503';
 
-/** Strategy A's circuit breaker as the drill passes it (`false`: no breaker). */
-export type BreakerSetting =
-  | false
-  | { failureThreshold?: number; halfOpenAfterMs?: number; halfOpenMaxMs?: number };
-
 /**
- * Failover options handed to every client. Only the ones set are passed, so an SDK that does not
- * know an option yet (the herd controls, before they land) still runs with the others.
+ * Failover options handed to every client besides the strategy: only the ones a flag set, the
+ * SDK's defaults for the rest.
  */
-export interface DrillFailoverOptions {
-  mainAttempts?: number;
-  attemptTimeoutMs?: number;
-  probeIntervalMs?: number;
-  /** Strategy B: probe interval jitter, 0..1 (`failover.probeJitterRatio`). */
-  probeJitterRatio?: number;
-  /** Strategy A: circuit breaker (`failover.breaker`). */
-  breaker?: BreakerSetting;
-}
+export type DrillFailoverOptions = Pick<
+  FailoverOptions,
+  'mainAttempts' | 'attemptTimeoutMs' | 'probeIntervalMs' | 'probeJitterRatio' | 'breaker'
+>;
 
 /** Phase lengths in seconds, in the order the drill runs them. */
 export interface DrillPhases {
@@ -187,7 +178,7 @@ function choiceFlag<T extends string>(
 function breakerFrom(
   values: Record<string, string | undefined>,
   herd: 'off' | 'default',
-): BreakerSetting | undefined {
+): DrillFailoverOptions['breaker'] {
   const mode = choiceFlag('breaker', values.breaker, ['on', 'off'] as const);
   const params = {
     failureThreshold: numberFlag('breaker-threshold', values['breaker-threshold'], {

@@ -39,7 +39,7 @@ export function formatDrillReport(result: DrillResult): string {
     `Fleet drill ${result.name}`,
     `  Strategy ${o.strategy}, main ${o.outage}, ${o.clients} apps in ${Math.max(1, o.workers)} ${o.workers === 0 ? 'in-process fleet' : 'worker processes'}, seed ${o.seed}, one call per app every ${o.callIntervalS} s, ${o.restarts} restarts during the outage`,
     `  phases (s): ramp ${p.rampS}, steady ${p.steadyS}, main broken with the standby dormant ${p.detectS}, standby enabled ${p.standbyS}, recovery ${p.recoveryS}, tail ${p.tailS}`,
-    `  client failover options: ${JSON.stringify(result.clientFailover)}; herd controls ${o.herd} (SDK has probeJitterRatio: ${result.herdControls.probeJitterRatio}, breaker: ${result.herdControls.breaker})`,
+    `  herd controls ${o.herd}; client failover options ${JSON.stringify(result.clientFailover)}, with the SDK's defaults: ${JSON.stringify(result.effectiveFailover)}`,
     `  load average ${num(result.machine.loadAverage1mBefore)} -> ${num(result.machine.loadAverage1mAfter)} on ${result.machine.cpus} cores`,
     '',
     'Leases',

@@ -1,7 +1,7 @@
 // A fleet of simulated apps run by one process: their schedule, their shared connection pool,
 // and what the process itself costs (CPU, event-loop delay, memory) second by second.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import type { TrustedRoot } from '@standby-licensing/sdk';
+import type { FailoverOptions, TrustedRoot } from '@standby-licensing/sdk';
 import { Agent } from 'undici';
 import type { DrillOptions } from './drill-options.js';
 import { scheduleApp } from './drill-schedule.js';
@@ -20,8 +20,8 @@ export interface FleetConfig {
   standbyUrl: string;
   idpUrl: string;
   roots: TrustedRoot[];
-  /** The failover options every client gets (see `clientFailoverOptions`). */
-  failover: Record<string, unknown>;
+  /** The failover options every client gets. */
+  failover: FailoverOptions;
 }
 
 /** One second of the fleet process: what it cost. */

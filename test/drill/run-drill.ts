@@ -3,7 +3,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
-import { DEFAULTS } from '@standby-licensing/sdk';
+import { type BreakerOptions, DEFAULTS, type FailoverOptions } from '@standby-licensing/sdk';
 import { type ChildServer, REPO_ROOT, readCpuMs, startChildServer } from '../bench/child-server.js';
 import { createSigningKey, mainRootPem } from '../bench/mock-api.js';
 import { computeDrillFigures, type DrillFigures, type PhaseMarks } from './drill-figures.js';
@@ -30,17 +30,20 @@ export interface FleetCost {
   skippedCalls: number;
 }
 
+/** Every failover option of the clients, defaults included. */
+export type EffectiveFailover = Required<Omit<FailoverOptions, 'breaker'>> & {
+  breaker: BreakerOptions | false;
+};
+
 /** Everything a run wrote to its JSON file. */
 export interface DrillResult {
   name: string;
   startedAt: string;
   options: DrillOptions;
   /** The failover options handed to every client. */
-  clientFailover: Record<string, unknown>;
-  /** The SDK's failover defaults at the time of the run (what the clients did not override). */
-  sdkFailoverDefaults: Record<string, unknown>;
-  /** Herd options the SDK knows (absent ones ran as the SDK did before them). */
-  herdControls: { probeJitterRatio: boolean; breaker: boolean };
+  clientFailover: FailoverOptions;
+  /** The failover options the clients ran with: the SDK's defaults with `clientFailover` over them. */
+  effectiveFailover: EffectiveFailover;
   schedule: DrillSchedule;
   /** When each action completed, ms from the start. */
   marks: PhaseMarks;
@@ -61,29 +64,6 @@ export interface DrillResult {
 export interface RunDrillHooks {
   /** Progress lines. Default: none. */
   log?: (line: string) => void;
-}
-
-const HERD_KEYS = ['probeJitterRatio', 'breaker'] as const;
-
-/** The failover options every client gets: strategy plus what the run set, checked against the SDK. */
-function clientFailover(options: DrillOptions) {
-  const known = DEFAULTS.failover as Record<string, unknown>;
-  const herdControls = {
-    probeJitterRatio: 'probeJitterRatio' in known,
-    breaker: 'breaker' in known,
-  };
-  const failover: Record<string, unknown> = { strategy: options.strategy };
-  for (const [key, value] of Object.entries(options.failover)) {
-    const herd = (HERD_KEYS as readonly string[]).includes(key);
-    if (herd && !(key in known)) {
-      // "Off" is what an SDK without the option does anyway; anything else cannot run here.
-      const off = value === false || value === 0;
-      if (options.herd === 'off' && off) continue;
-      throw new Error(`This SDK has no failover.${key} yet: the drill cannot set it`);
-    }
-    failover[key] = value;
-  }
-  return { failover, herdControls };
 }
 
 function defaultName(options: DrillOptions, started: Date): string {
@@ -127,6 +107,7 @@ function fleetCost(report: FleetReport, apps: number): FleetCost {
 /** The chart of a run: requests/s, apps per lease holder, CPU. */
 function drawChart(result: Omit<DrillResult, 'files'>): string {
   const { figures, options, marks, cost } = result;
+  const o = options;
   const steps = figures.series.mainRps.length;
   const perSecond = (values: number[]) => values.slice(0, steps);
   const fleetCpu = new Array<number>(steps).fill(0);
@@ -137,9 +118,13 @@ function drawChart(result: Omit<DrillResult, 'files'>): string {
   }
   const p99 = figures.toStandby.fromEnable.p99Ms;
   const ratio = figures.main.recoveryPeakRatio;
-  const failover = result.clientFailover;
-  const herd = HERD_KEYS.filter((key) => key in failover)
-    .map((key) => `${key} ${JSON.stringify(failover[key])}`)
+  const herd = [
+    o.strategy === 'B' ? `probeJitterRatio ${result.effectiveFailover.probeJitterRatio}` : '',
+    o.strategy === 'A'
+      ? `breaker ${result.effectiveFailover.breaker === false ? 'off' : 'on'}`
+      : '',
+  ]
+    .filter(Boolean)
     .join(', ');
   return renderTimelineChart({
     title: `Strategy ${options.strategy}, main ${options.outage}, ${options.clients.toLocaleString('en')} apps, herd controls ${options.herd}${herd ? ` (${herd})` : ''}`,
@@ -217,7 +202,8 @@ export async function runDrill(
   const started = new Date();
   const loadBefore = loadavg()[0]!;
   const name = options.runName ?? defaultName(options, started);
-  const { failover, herdControls } = clientFailover(options);
+  const failover: FailoverOptions = { strategy: options.strategy, ...options.failover };
+  const effective: EffectiveFailover = { ...DEFAULTS.failover, ...failover };
   const schedule = planDrill(options);
   let server: ChildServer | undefined;
   let gate: MainGate | undefined;
@@ -282,20 +268,18 @@ export async function runDrill(
     const reports = await pool.stop();
     log('fleets stopped; computing the figures');
 
-    const effective = { ...(DEFAULTS.failover as Record<string, unknown>), ...failover };
     const records = mergeFleetRecords(reports.map((r) => r.records));
     const figures = computeDrillFigures({
       records,
       marks,
       clients: options.clients,
-      probeIntervalMs: effective.probeIntervalMs as number,
+      probeIntervalMs: effective.probeIntervalMs,
     });
-    const breaker = effective.breaker !== undefined && effective.breaker !== false;
     const targets = checkTargets(figures, {
       strategy: options.strategy,
-      attemptTimeoutMs: effective.attemptTimeoutMs as number,
-      probeIntervalMs: effective.probeIntervalMs as number,
-      breaker,
+      attemptTimeoutMs: effective.attemptTimeoutMs,
+      probeIntervalMs: effective.probeIntervalMs,
+      breaker: effective.breaker !== false,
     });
     const outDir = resolve(REPO_ROOT, options.outDir);
     const files = { json: join(outDir, `${name}.json`), svg: join(outDir, `${name}.svg`) };
@@ -304,8 +288,7 @@ export async function runDrill(
       startedAt: started.toISOString(),
       options,
       clientFailover: failover,
-      sdkFailoverDefaults: { ...DEFAULTS.failover },
-      herdControls,
+      effectiveFailover: effective,
       schedule,
       marks,
       figures,

@@ -24,8 +24,8 @@ export interface AppEnvironment {
   /** The mock's ID-token issuer (`/idp`): each app signs in there (not counted as licensing). */
   idpUrl: string;
   roots: TrustedRoot[];
-  /** Failover options as the drill passes them (herd controls only when set). */
-  failover: Record<string, unknown>;
+  /** Failover options as the drill passes them (only what the run set, plus the strategy). */
+  failover: FailoverOptions;
   recorder: FleetRecorder;
   /** Ms from the run's start. */
   now: () => number;
@@ -105,12 +105,12 @@ export function createSimulatedApp(
 
   const createClient = (): LicensingClient => {
     breakerOpen = false;
-    const created = createLicensingClient({
+    return createLicensingClient({
       mainUrl: env.mainUrl,
       standbyUrl: env.standbyUrl,
       auth: { idToken: signIn },
       trust: { rootCertificates: env.roots },
-      failover: env.failover as FailoverOptions,
+      failover: env.failover,
       hardwareId: `drill-hw-${index}`,
       version: 'drill',
       random,
@@ -129,19 +129,16 @@ export function createSimulatedApp(
       on: {
         failover: () => recorder.event(now(), index, 'failover'),
         failback: (e) => recorder.event(now(), index, 'failback', e.reason),
+        circuitOpen: () => {
+          breakerOpen = true;
+          recorder.event(now(), index, 'circuitOpen');
+        },
+        circuitClose: () => {
+          breakerOpen = false;
+          recorder.event(now(), index, 'circuitClose');
+        },
       },
     });
-    // The breaker's events, on an SDK that has them (an older one never emits them).
-    const on = created.on as unknown as (name: string, listener: () => void) => () => void;
-    on('circuitOpen', () => {
-      breakerOpen = true;
-      recorder.event(now(), index, 'circuitOpen');
-    });
-    on('circuitClose', () => {
-      breakerOpen = false;
-      recorder.event(now(), index, 'circuitClose');
-    });
-    return created;
   };
 
   const call = async () => {
