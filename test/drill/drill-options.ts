@@ -38,6 +38,8 @@ export interface DrillOptions {
   outage: OutageKind;
   /** Client worker processes; 0 runs the fleet inside the calling process (tests). */
   workers: number;
+  /** Connections per origin of each worker's shared connection pool. */
+  connections: number;
   /** Seed of every random choice of the drill (phases, start times, restarts, SDK jitter). */
   seed: number;
   /** Folder for `<run>.json` and `<run>.svg`. */
@@ -64,13 +66,14 @@ export const DRILL_DEFAULTS: Readonly<DrillOptions> = Object.freeze({
   strategy: 'B',
   outage: 'refused',
   workers: 2,
+  connections: 128,
   seed: 1,
   outDir: 'test/drill/results',
   runName: undefined,
   callIntervalS: 30,
   restarts: 100,
   phases: Object.freeze({
-    rampS: 60,
+    rampS: 150,
     steadyS: 60,
     detectS: 30,
     standbyS: 150,
@@ -93,6 +96,7 @@ steady state on main, main breaks, standby enabled, main recovers, standby disab
   --strategy A|B           failover strategy (default ${DRILL_DEFAULTS.strategy})
   --outage refused|hang|503  how main breaks (default ${DRILL_DEFAULTS.outage})
   --workers <n>            client worker processes (default ${DRILL_DEFAULTS.workers}; 0 = in process)
+  --connections <n>        connections per origin of each worker's pool (default ${DRILL_DEFAULTS.connections})
   --seed <n>               seed of every random choice (default ${DRILL_DEFAULTS.seed})
   --out <dir>              results folder (default ${DRILL_DEFAULTS.outDir})
   --name <stem>            results file name stem (default: derived from the options)
@@ -120,6 +124,7 @@ const FLAGS = {
   strategy: { type: 'string' },
   outage: { type: 'string' },
   workers: { type: 'string' },
+  connections: { type: 'string' },
   seed: { type: 'string' },
   out: { type: 'string' },
   name: { type: 'string' },
@@ -246,6 +251,9 @@ export function parseDrillArgs(argv: readonly string[]): DrillOptions | 'help' {
     strategy: choiceFlag('strategy', v.strategy, ['A', 'B'] as const) ?? d.strategy,
     outage: choiceFlag('outage', v.outage, ['refused', 'hang', '503'] as const) ?? d.outage,
     workers: numberFlag('workers', v.workers, { min: 0, max: 64, integer: true }) ?? d.workers,
+    connections:
+      numberFlag('connections', v.connections, { min: 1, max: 10_000, integer: true }) ??
+      d.connections,
     seed: numberFlag('seed', v.seed, { min: 0, max: 2 ** 31 - 1, integer: true }) ?? d.seed,
     outDir: v.out ?? d.outDir,
     runName: v.name,

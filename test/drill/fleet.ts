@@ -13,7 +13,7 @@ import { createSimulatedApp, type SimulatedApp } from './simulated-app.js';
 export interface FleetConfig {
   /** Indexes of the apps this fleet runs (of `options.clients`). */
   apps: number[];
-  options: Pick<DrillOptions, 'seed' | 'clients' | 'callIntervalS' | 'phases'>;
+  options: Pick<DrillOptions, 'seed' | 'clients' | 'callIntervalS' | 'phases' | 'connections'>;
   /** Restarts of this fleet's apps, ms from the run's start. */
   restarts: Array<{ app: number; atMs: number }>;
   mainUrl: string;
@@ -65,8 +65,8 @@ export interface Fleet {
 
 /**
  * Creates the apps of `config.apps`, each with its own SDK client, all sharing one undici Agent
- * (one connection pool per origin for the whole process, as one per client would open thousands
- * of sockets no real app would share). Each app starts at its slot of the ramp, then calls every
+ * (one pool of at most `connections` sockets per origin for the whole process, as one per client
+ * would open thousands of sockets no real app would share). Each app starts at its slot of the ramp, then calls every
  * `callIntervalS` at its own phase; planned restarts happen on time.
  *
  * @example
@@ -77,7 +77,13 @@ export interface Fleet {
  */
 export function createFleet(config: FleetConfig): Fleet {
   const recorder = createFleetRecorder();
-  const agent = new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 60_000 });
+  // Bounded per origin: without a bound, a burst (or an event-loop stall) opens one socket per
+  // waiting request, thousands at once, past the server's accept backlog and the fd limits.
+  const agent = new Agent({
+    connections: config.options.connections,
+    keepAliveTimeout: 30_000,
+    keepAliveMaxTimeout: 60_000,
+  });
   const connections: Record<string, number> = {};
   agent.on('connect', (origin) => {
     const key = String(origin);

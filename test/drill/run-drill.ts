@@ -235,7 +235,12 @@ export async function runDrill(
     const liveServer = server;
     const livePool = pool;
     sampler = setInterval(() => {
-      const cpu = readCpuMs(liveServer.pid);
+      let cpu = serverCpu;
+      try {
+        cpu = readCpuMs(liveServer.pid);
+      } catch {
+        // A failed read (the server gone, no file descriptor left) leaves a gap, not a crash.
+      }
       serverCpuCores.push(+((cpu - serverCpu) / 1000).toFixed(3));
       serverCpu = cpu;
       if (++second % 10 === 0) {
