@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { DRILL_DEFAULTS, parseDrillArgs } from './drill-options.js';
+import { DRILL_DEFAULTS, type DrillOptions, parseDrillArgs } from './drill-options.js';
+
+/** The failover options parsed from `argv` (never `--help` here). */
+const failoverOf = (argv: string[]) => (parseDrillArgs(argv) as DrillOptions).failover;
 
 describe('parseDrillArgs', () => {
   it('gives the full run by default, restarts 1 % of the clients', () => {
@@ -83,16 +86,16 @@ describe('parseDrillArgs', () => {
   });
 
   it('turns the herd controls off with --herd off, and lets a flag override it', () => {
-    expect(parseDrillArgs(['--herd', 'off']).failover).toEqual({
+    expect(failoverOf(['--herd', 'off'])).toEqual({
       probeJitterRatio: 0,
       breaker: false,
     });
-    expect(parseDrillArgs(['--herd', 'off', '--probe-jitter', '0.25']).failover).toEqual({
+    expect(failoverOf(['--herd', 'off', '--probe-jitter', '0.25'])).toEqual({
       probeJitterRatio: 0.25,
       breaker: false,
     });
-    expect(parseDrillArgs(['--breaker', 'on']).failover).toEqual({ breaker: {} });
-    expect(parseDrillArgs([]).failover).toEqual({});
+    expect(failoverOf(['--breaker', 'on'])).toEqual({ breaker: {} });
+    expect(failoverOf([])).toEqual({});
   });
 
   it('refuses bad values, naming the flag', () => {

@@ -20,8 +20,6 @@ function counts(table: Record<string, number>): string {
   return entries.length === 0 ? 'none' : entries.map(([k, v]) => `${k} ${v}`).join(', ');
 }
 
-const max = (values: readonly number[]) => values.reduce((a, b) => Math.max(a, b), 0);
-
 /**
  * Formats a run's result as the report `npm run drill` prints: setup, leases, the move to the
  * standby and back, main's and the standby's load, call errors, what the harness itself cost,
@@ -33,7 +31,6 @@ const max = (values: readonly number[]) => values.reduce((a, b) => Math.max(a, b
 export function formatDrillReport(result: DrillResult): string {
   const { options: o, figures: f, cost } = result;
   const p = o.phases;
-  const fleetCpu = cost.fleets.map((fleet) => max(fleet.cpuCores));
   const lines = [
     '',
     `Fleet drill ${result.name}`,
@@ -73,8 +70,13 @@ export function formatDrillReport(result: DrillResult): string {
     ...Object.entries(f.requestOutcomes).map(
       ([service, outcomes]) => `  ${service} requests: ${counts(outcomes)}`,
     ),
-    'Harness cost',
-    `  mock server CPU: peak ${num(max(cost.serverCpuCores))} cores; fleets: peak ${fleetCpu.map((c) => num(c)).join(' / ')} cores, event-loop delay max ${cost.fleets.map((fl) => num(max(fl.eldMaxMs), 0)).join(' / ')} ms, RSS ${cost.fleets.map((fl) => fl.peakRssMiB).join(' / ')} MiB, skipped call ticks ${cost.fleets.reduce((a, fl) => a + fl.skippedCalls, 0)}`,
+    'Harness load (cores: mean / peak; fleets summed)',
+    ...Object.entries(result.harness.phases).map(
+      ([phase, h]) =>
+        `  ${phase.padEnd(9)} fleets ${num(h.fleetCpuMean)} / ${num(h.fleetCpuPeak)}, mock server ${num(h.serverCpuMean)} / ${num(h.serverCpuPeak)}, main gate ${num(h.gateCpuMean)}, fleet event-loop delay max ${Math.round(h.fleetEldMaxMs)} ms`,
+    ),
+    `  fleets: RSS ${cost.fleets.map((fl) => fl.peakRssMiB).join(' / ')} MiB, connections opened ${cost.fleets.map((fl) => Object.values(fl.connections).reduce((a, b) => a + b, 0)).join(' / ')}, skipped call ticks ${cost.fleets.reduce((a, fl) => a + fl.skippedCalls, 0)}; main gate accepted ${cost.mainGateConnections} connections`,
+    ...result.harness.warnings.map((w) => `  WARNING ${w}`),
     '',
     'Targets',
     ...result.targets.map(

@@ -13,6 +13,7 @@ import { checkTargets, type TargetCheck } from './drill-targets.js';
 import type { FleetConfig, FleetReport } from './fleet.js';
 import { type FleetPool, startFleetPool } from './fleet-pool.js';
 import { mergeFleetRecords } from './fleet-records.js';
+import { summarizeHarnessLoad } from './harness-load.js';
 import { type MainGate, startMainGate } from './main-gate.js';
 import { createOutageActions } from './outage-actions.js';
 import { renderTimelineChart } from './timeline-chart.js';
@@ -52,10 +53,14 @@ export interface DrillResult {
   cost: {
     /** Mock server CPU per second, in cores. */
     serverCpuCores: number[];
+    /** This process (the gate in front of main relays every main request) per second, in cores. */
+    orchestratorCpuCores: number[];
     fleets: FleetCost[];
     /** Connections the gate in front of main accepted. */
     mainGateConnections: number;
   };
+  /** The harness's own load per phase, and warnings where it was saturated. */
+  harness: ReturnType<typeof summarizeHarnessLoad>;
   machine: { node: string; cpus: number; loadAverage1mBefore: number; loadAverage1mAfter: number };
   files: { json: string; svg: string };
 }
@@ -93,11 +98,30 @@ function fleetConfigs(
   });
 }
 
-function fleetCost(report: FleetReport, apps: number): FleetCost {
+/**
+ * A fleet's samples as one value per second of the run. A sample covers the time since the one
+ * before it (more than a second when the fleet's event loop stalled): its CPU is spread over the
+ * seconds it covers, its largest event-loop delay counts for each of them.
+ */
+function fleetCost(report: FleetReport, apps: number, endMs: number): FleetCost {
+  const steps = Math.ceil(endMs / 1000);
+  const cpu = new Array<number>(steps).fill(0);
+  const eld = new Array<number>(steps).fill(0);
+  let from = 0;
+  for (const sample of report.samples) {
+    const to = Math.min(sample.t, endMs);
+    const covered = Math.max(1, to - from);
+    for (let second = Math.floor(from / 1000); second * 1000 < to && second < steps; second++) {
+      const overlap = Math.min(to, (second + 1) * 1000) - Math.max(from, second * 1000);
+      cpu[second]! += (sample.cpuMs * overlap) / covered / 1000;
+      eld[second] = Math.max(eld[second]!, sample.eldMaxMs);
+    }
+    from = to;
+  }
   return {
     apps,
-    cpuCores: report.samples.map((s) => +(s.cpuMs / 1000).toFixed(3)),
-    eldMaxMs: report.samples.map((s) => +s.eldMaxMs.toFixed(1)),
+    cpuCores: cpu.map((c) => +c.toFixed(3)),
+    eldMaxMs: eld.map((e) => +e.toFixed(1)),
     peakRssMiB: Math.round(Math.max(0, ...report.samples.map((s) => s.rssMiB))),
     connections: report.connections,
     skippedCalls: report.skippedCalls,
@@ -162,6 +186,12 @@ function drawChart(result: Omit<DrillResult, 'files'>): string {
         lines: [
           { label: 'mock server', color: '#9467bd', values: perSecond(cost.serverCpuCores) },
           { label: 'client fleets', color: '#2ca02c', values: fleetCpu },
+          {
+            label: 'main gate',
+            color: '#8c564b',
+            values: perSecond(cost.orchestratorCpuCores),
+            dashed: true,
+          },
         ],
       },
     ],
@@ -228,9 +258,12 @@ export async function runDrill(
     const epoch = Date.now() + 500;
     pool.begin(epoch);
     const now = () => Date.now() - epoch;
+    await sleepUntil(epoch, 0);
 
     const serverCpuCores: number[] = [];
+    const orchestratorCpuCores: number[] = [];
     let serverCpu = readCpuMs(server.pid);
+    let ownCpu = process.cpuUsage();
     let second = 0;
     const liveServer = server;
     const livePool = pool;
@@ -243,6 +276,9 @@ export async function runDrill(
       }
       serverCpuCores.push(+((cpu - serverCpu) / 1000).toFixed(3));
       serverCpu = cpu;
+      const own = process.cpuUsage(ownCpu);
+      ownCpu = process.cpuUsage();
+      orchestratorCpuCores.push(+((own.user + own.system) / 1e6).toFixed(3));
       if (++second % 10 === 0) {
         void livePool.progress().then(
           (p) =>
@@ -253,7 +289,6 @@ export async function runDrill(
         );
       }
     }, 1000);
-    await sleepUntil(epoch, 0);
 
     const marks: PhaseMarks = { ...schedule };
     const step = async (atMs: number, what: string, action: () => Promise<void>) => {
@@ -288,6 +323,12 @@ export async function runDrill(
     });
     const outDir = resolve(REPO_ROOT, options.outDir);
     const files = { json: join(outDir, `${name}.json`), svg: join(outDir, `${name}.svg`) };
+    const cost: DrillResult['cost'] = {
+      serverCpuCores,
+      orchestratorCpuCores,
+      fleets: reports.map((report, i) => fleetCost(report, configs[i]!.apps.length, marks.endMs)),
+      mainGateConnections: gate.accepted,
+    };
     const result: DrillResult = {
       name,
       startedAt: started.toISOString(),
@@ -298,11 +339,8 @@ export async function runDrill(
       marks,
       figures,
       targets,
-      cost: {
-        serverCpuCores,
-        fleets: reports.map((report, i) => fleetCost(report, configs[i]!.apps.length)),
-        mainGateConnections: gate.accepted,
-      },
+      cost,
+      harness: summarizeHarnessLoad(cost, marks, cpus().length),
       machine: {
         node: process.version,
         cpus: cpus().length,
