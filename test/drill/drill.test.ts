@@ -50,7 +50,7 @@ function expectSaneRun(result: DrillResult) {
   expect(json.targets.map((t) => t.name)).toEqual(result.targets.map((t) => t.name));
   const svg = readFileSync(result.files.svg, 'utf8');
   expect(svg.startsWith('<svg')).toBe(true);
-  expect(svg.match(/<polyline /g)).toHaveLength(7);
+  expect(svg.match(/<polyline /g)).toHaveLength(8);
 }
 
 describe('npm run drill (smoke size)', () => {
