@@ -37,7 +37,9 @@ class WorkerHandle {
   constructor() {
     this.child = fork(WORKER_ENTRY, [], {
       cwd: REPO_ROOT,
-      execArgv: ['--import', 'tsx'],
+      // A larger young generation: the fleet allocates a little per request for thousands of
+      // clients; this took GC from 16 % to 11 % of a 1000-client run's CPU (CPU profiles).
+      execArgv: ['--import', 'tsx', '--max-semi-space-size=64'],
       serialization: 'advanced',
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
