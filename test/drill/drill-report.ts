@@ -73,7 +73,7 @@ export function formatDrillReport(result: DrillResult): string {
     'Harness load (cores: mean / peak; fleets summed)',
     ...Object.entries(result.harness.phases).map(
       ([phase, h]) =>
-        `  ${phase.padEnd(9)} fleets ${num(h.fleetCpuMean)} / ${num(h.fleetCpuPeak)}, mock server ${num(h.serverCpuMean)} / ${num(h.serverCpuPeak)}, main gate ${num(h.gateCpuMean)}, fleet event-loop delay max ${Math.round(h.fleetEldMaxMs)} ms`,
+        `  ${phase.padEnd(9)} fleets ${num(h.fleetCpuMean)} / ${num(h.fleetCpuPeak)}, mock server ${num(h.serverCpuMean)} / ${num(h.serverCpuPeak)}, main gate ${num(h.gateCpuMean)}, fleet event-loop delay max ${Math.round(h.fleetEldMaxMs)} ms, waiting for a CPU ${h.fleetRunQueueMsPerS} / ${h.serverRunQueueMsPerS} ms/s (fleet / server)`,
     ),
     `  fleets: RSS ${cost.fleets.map((fl) => fl.peakRssMiB).join(' / ')} MiB, connections opened ${cost.fleets.map((fl) => Object.values(fl.connections).reduce((a, b) => a + b, 0)).join(' / ')}, skipped call ticks ${cost.fleets.reduce((a, fl) => a + fl.skippedCalls, 0)}; main gate accepted ${cost.mainGateConnections} connections`,
     ...result.harness.warnings.map((w) => `  WARNING ${w}`),

@@ -6,6 +6,7 @@ import { Agent } from 'undici';
 import type { DrillOptions } from './drill-options.js';
 import { scheduleApp } from './drill-schedule.js';
 import { createFleetRecorder, type FleetRecords } from './fleet-records.js';
+import { readRunQueueWaitMs } from './run-queue-wait.js';
 import { createSeededRandom } from './seeded-random.js';
 import { createSimulatedApp, type SimulatedApp } from './simulated-app.js';
 
@@ -32,6 +33,8 @@ export interface FleetSample {
   cpuMs: number;
   /** Largest event-loop delay seen in that second, ms. */
   eldMaxMs: number;
+  /** Time the fleet's main thread waited for a CPU in that second, ms (Linux; else 0). */
+  runQueueMs: number;
   rssMiB: number;
 }
 
@@ -147,16 +150,20 @@ export function createFleet(config: FleetConfig): Fleet {
       }
       eld.enable();
       let cpu = process.cpuUsage();
+      let waited = readRunQueueWaitMs() ?? 0;
       sampler = setInterval(() => {
         const used = process.cpuUsage(cpu);
         cpu = process.cpuUsage();
+        const waitedNow = readRunQueueWaitMs() ?? waited;
         samples.push({
           t: now(),
           cpuMs: (used.user + used.system) / 1000,
           eldMaxMs: eld.max / 1e6,
+          runQueueMs: waitedNow - waited,
           rssMiB: process.memoryUsage.rss() / 2 ** 20,
         });
         eld.reset();
+        waited = waitedNow;
       }, 1000);
     },
     progress() {

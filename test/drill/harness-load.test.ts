@@ -12,19 +12,22 @@ const marks: PhaseMarks = {
 };
 
 describe('summarizeHarnessLoad', () => {
-  it('sums the processes per phase and warns of stalls and saturation', () => {
+  it('sums the processes per phase and warns of stalls, starvation and saturation', () => {
     const { phases, warnings } = summarizeHarnessLoad(
       {
         serverCpuCores: [0.1, 0.1, 0.2, 0.2, 0.5, 0.9, 0.9, 0.1, 0.1],
+        serverRunQueueMs: [0, 0, 0, 0, 0, 100, 100, 0, 0],
         orchestratorCpuCores: [0, 0, 0.1, 0.1, 0.1, 0.1, 0.1, 0, 0],
         fleets: [
           {
             cpuCores: [1, 1, 0.2, 0.4, 0.6, 0.5, 0.5, 0.2, 0.2],
             eldMaxMs: [50, 60, 10, 20, 30, 1500, 200, 10, 10],
+            runQueueMs: [0, 0, 0, 0, 0, 600, 400, 0, 0],
           },
           {
             cpuCores: [0.5, 0.5, 0.2, 0.2, 0.4, 0.6, 0.6, 0.2, 0.2],
             eldMaxMs: [40, 40, 10, 10, 30, 900, 1200, 10, 10],
+            runQueueMs: [0, 0, 0, 0, 0, 200, 200, 0, 0],
           },
         ],
       },
@@ -48,9 +51,12 @@ describe('summarizeHarnessLoad', () => {
       fleetCpuMean: 1.1,
       serverCpuPeak: 0.9,
       fleetEldMaxMs: 1500,
+      fleetRunQueueMsPerS: 350,
+      serverRunQueueMsPerS: 100,
     });
     expect(warnings).toEqual([
       "standby: a client fleet's event loop stalled for 1500 ms; client-side timings of this phase include the harness's own queueing",
+      "standby: the drill's processes waited 350 ms per second for a CPU; other work on the machine starved them",
       "standby: the drill's processes used 2.10 of 2 cores on average; the machine was saturated",
     ]);
   });

@@ -5,8 +5,13 @@ import { type PhaseMarks, phaseAt } from './drill-figures.js';
 /** Per-second load of the processes of a run (one value per second from its start). */
 export interface HarnessSeries {
   serverCpuCores: readonly number[];
+  serverRunQueueMs: readonly number[];
   orchestratorCpuCores: readonly number[];
-  fleets: ReadonlyArray<{ cpuCores: readonly number[]; eldMaxMs: readonly number[] }>;
+  fleets: ReadonlyArray<{
+    cpuCores: readonly number[];
+    eldMaxMs: readonly number[];
+    runQueueMs: readonly number[];
+  }>;
 }
 
 /** One phase's load: mean and peak cores, and the fleets' largest event-loop delay. */
@@ -18,17 +23,26 @@ export interface PhaseLoad {
   serverCpuPeak: number;
   gateCpuMean: number;
   fleetEldMaxMs: number;
+  /**
+   * Time the fleets' and the server's main threads waited for a CPU, ms per second (mean over the
+   * phase, fleets averaged): high when other work on the machine starved the drill.
+   */
+  fleetRunQueueMsPerS: number;
+  serverRunQueueMsPerS: number;
 }
 
 /** A fleet event-loop delay above this (ms) makes client-side timings of the phase suspect. */
 export const ELD_WARNING_MS = 1000;
+/** Run-queue wait (ms per second) above which a process counts as starved of CPU. */
+export const STARVED_MS_PER_S = 250;
 /** Cores in use above which the machine counts as saturated (of `cores`). */
 const SATURATED_SHARE = 0.9;
 
 /**
  * Sums the load of the run's processes per phase and lists warnings for phases where a fleet's
- * event loop stalled for more than {@link ELD_WARNING_MS} or the processes together used more
- * than 90 % of the machine's cores on average.
+ * event loop stalled for more than {@link ELD_WARNING_MS}, a process waited more than
+ * {@link STARVED_MS_PER_S} per second for a CPU (starved by other work), or the processes
+ * together used more than 90 % of the machine's cores on average.
  *
  * @example
  * const { phases, warnings } = summarizeHarnessLoad(result.cost, result.marks, 2);
@@ -50,6 +64,8 @@ export function summarizeHarnessLoad(
       serverCpuPeak: 0,
       gateCpuMean: 0,
       fleetEldMaxMs: 0,
+      fleetRunQueueMsPerS: 0,
+      serverRunQueueMsPerS: 0,
     };
     phases[phase] = load;
     const fleetCpu = series.fleets.reduce((sum, fleet) => sum + (fleet.cpuCores[second] ?? 0), 0);
@@ -62,7 +78,9 @@ export function summarizeHarnessLoad(
     load.gateCpuMean += series.orchestratorCpuCores[second] ?? 0;
     for (const fleet of series.fleets) {
       load.fleetEldMaxMs = Math.max(load.fleetEldMaxMs, fleet.eldMaxMs[second] ?? 0);
+      load.fleetRunQueueMsPerS += (fleet.runQueueMs[second] ?? 0) / series.fleets.length;
     }
+    load.serverRunQueueMsPerS += series.serverRunQueueMs[second] ?? 0;
   }
   const warnings: string[] = [];
   for (const [phase, load] of Object.entries(phases)) {
@@ -71,9 +89,17 @@ export function summarizeHarnessLoad(
     load.serverCpuPeak = +load.serverCpuPeak.toFixed(3);
     load.serverCpuMean = +(load.serverCpuMean / load.seconds).toFixed(3);
     load.gateCpuMean = +(load.gateCpuMean / load.seconds).toFixed(3);
+    load.fleetRunQueueMsPerS = Math.round(load.fleetRunQueueMsPerS / load.seconds);
+    load.serverRunQueueMsPerS = Math.round(load.serverRunQueueMsPerS / load.seconds);
     if (load.fleetEldMaxMs > ELD_WARNING_MS) {
       warnings.push(
         `${phase}: a client fleet's event loop stalled for ${Math.round(load.fleetEldMaxMs)} ms; client-side timings of this phase include the harness's own queueing`,
+      );
+    }
+    const starved = Math.max(load.fleetRunQueueMsPerS, load.serverRunQueueMsPerS);
+    if (starved > STARVED_MS_PER_S) {
+      warnings.push(
+        `${phase}: the drill's processes waited ${starved} ms per second for a CPU; other work on the machine starved them`,
       );
     }
     const used = load.fleetCpuMean + load.serverCpuMean + load.gateCpuMean;

@@ -16,6 +16,7 @@ import { mergeFleetRecords } from './fleet-records.js';
 import { summarizeHarnessLoad } from './harness-load.js';
 import { type MainGate, startMainGate } from './main-gate.js';
 import { createOutageActions } from './outage-actions.js';
+import { readRunQueueWaitMs } from './run-queue-wait.js';
 import { renderTimelineChart } from './timeline-chart.js';
 
 /** What one fleet process cost over the run. */
@@ -25,6 +26,8 @@ export interface FleetCost {
   cpuCores: number[];
   /** Largest event-loop delay per second, ms. */
   eldMaxMs: number[];
+  /** Time its main thread waited for a CPU, per second, ms. */
+  runQueueMs: number[];
   peakRssMiB: number;
   /** New connections by origin (one Agent per fleet). */
   connections: Record<string, number>;
@@ -53,6 +56,8 @@ export interface DrillResult {
   cost: {
     /** Mock server CPU per second, in cores. */
     serverCpuCores: number[];
+    /** Time the mock server's main thread waited for a CPU, per second, ms. */
+    serverRunQueueMs: number[];
     /** This process (the gate in front of main relays every main request) per second, in cores. */
     orchestratorCpuCores: number[];
     fleets: FleetCost[];
@@ -107,6 +112,7 @@ function fleetCost(report: FleetReport, apps: number, endMs: number): FleetCost 
   const steps = Math.ceil(endMs / 1000);
   const cpu = new Array<number>(steps).fill(0);
   const eld = new Array<number>(steps).fill(0);
+  const wait = new Array<number>(steps).fill(0);
   let from = 0;
   for (const sample of report.samples) {
     const to = Math.min(sample.t, endMs);
@@ -114,6 +120,7 @@ function fleetCost(report: FleetReport, apps: number, endMs: number): FleetCost 
     for (let second = Math.floor(from / 1000); second * 1000 < to && second < steps; second++) {
       const overlap = Math.min(to, (second + 1) * 1000) - Math.max(from, second * 1000);
       cpu[second]! += (sample.cpuMs * overlap) / covered / 1000;
+      wait[second]! += (sample.runQueueMs * overlap) / covered;
       eld[second] = Math.max(eld[second]!, sample.eldMaxMs);
     }
     from = to;
@@ -122,6 +129,7 @@ function fleetCost(report: FleetReport, apps: number, endMs: number): FleetCost 
     apps,
     cpuCores: cpu.map((c) => +c.toFixed(3)),
     eldMaxMs: eld.map((e) => +e.toFixed(1)),
+    runQueueMs: wait.map((w) => Math.round(w)),
     peakRssMiB: Math.round(Math.max(0, ...report.samples.map((s) => s.rssMiB))),
     connections: report.connections,
     skippedCalls: report.skippedCalls,
@@ -262,6 +270,8 @@ export async function runDrill(
 
     const serverCpuCores: number[] = [];
     const orchestratorCpuCores: number[] = [];
+    const serverRunQueueMs: number[] = [];
+    let serverWait = readRunQueueWaitMs(server.pid) ?? 0;
     let serverCpu = readCpuMs(server.pid);
     let ownCpu = process.cpuUsage();
     let second = 0;
@@ -276,6 +286,9 @@ export async function runDrill(
       }
       serverCpuCores.push(+((cpu - serverCpu) / 1000).toFixed(3));
       serverCpu = cpu;
+      const wait = readRunQueueWaitMs(liveServer.pid) ?? serverWait;
+      serverRunQueueMs.push(Math.round(wait - serverWait));
+      serverWait = wait;
       const own = process.cpuUsage(ownCpu);
       ownCpu = process.cpuUsage();
       orchestratorCpuCores.push(+((own.user + own.system) / 1e6).toFixed(3));
@@ -325,6 +338,7 @@ export async function runDrill(
     const files = { json: join(outDir, `${name}.json`), svg: join(outDir, `${name}.svg`) };
     const cost: DrillResult['cost'] = {
       serverCpuCores,
+      serverRunQueueMs,
       orchestratorCpuCores,
       fleets: reports.map((report, i) => fleetCost(report, configs[i]!.apps.length, marks.endMs)),
       mainGateConnections: gate.accepted,
