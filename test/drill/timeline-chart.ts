@@ -41,7 +41,7 @@ const WIDTH = 960;
 const LEFT = 64;
 const RIGHT = 150;
 const PANEL_GAP = 44;
-const TOP = 100;
+const TOP = 76;
 const BOTTOM = 40;
 const FONT = 'font-family="system-ui, sans-serif"';
 
@@ -152,13 +152,17 @@ export function renderTimelineChart(chart: TimelineChart): string {
     out.push('</g>');
     top = bottom + PANEL_GAP;
   });
-  // Mark labels once, above the first panel, turned so that close marks do not overlap.
-  for (const mark of chart.marks) {
+  // Mark labels once, inside the top of the first panel, on alternate rows so that close marks
+  // do not overlap, with a white halo over the lines.
+  chart.marks.forEach((mark, i) => {
     const mx = xAt(mark.atMs);
+    // About 5.6 px per character at 10 px: a label that would run into the legend goes left.
+    const left = mx + 3 + mark.label.length * 5.6 > LEFT + plotWidth;
+    const anchor = left ? ' text-anchor="end"' : '';
     out.push(
-      `<text x="${(mx + 3).toFixed(1)}" y="${TOP - 26}" ${FONT} font-size="10" fill="#333" transform="rotate(-20 ${(mx + 3).toFixed(1)} ${TOP - 26})">${escapeXml(mark.label)}</text>`,
+      `<text class="mark-label" x="${(left ? mx - 3 : mx + 3).toFixed(1)}" y="${TOP + 12 + (i % 2) * 13}"${anchor} ${FONT} font-size="10" fill="#333" stroke="#fff" stroke-width="3" paint-order="stroke">${escapeXml(mark.label)}</text>`,
     );
-  }
+  });
   const axisY = top - PANEL_GAP;
   const tick = niceStep(durationS, 10);
   for (let s = 0; s <= durationS + 1e-9; s += tick) {
