@@ -190,3 +190,24 @@ describe('computeDrillFigures', () => {
     expect([series.onMain[59], series.onStandby[59], series.withoutLease[59]]).toEqual([2, 1, 1]);
   });
 });
+
+describe('computeDrillFigures at phase boundaries', () => {
+  it('leaves a second that straddles a boundary out of both phases’ peaks', () => {
+    const r = createFleetRecorder();
+    const main = (t: number) =>
+      r.request({ t, dur: 1, app: 0, service: 'main', route: 'authz', outcome: 200, flags: 0 });
+    for (let t = 10_000; t < 20_000; t += 500) main(t); // 2/s
+    for (let i = 0; i < 9; i++) main(20_100 + i); // the second of the break, after it
+    for (let i = 0; i < 3; i++) main(40_600 + i); // the second of the recovery
+    for (let i = 0; i < 4; i++) main(41_100 + i);
+    const f = computeDrillFigures({
+      records: r.records,
+      marks: { ...marks, breakMs: 20_050, recoverMs: 40_500 },
+      clients: 1,
+      probeIntervalMs: 1000,
+    });
+    expect(f.main.steadyPeakRps).toBe(2);
+    expect(f.main.recoveryPeakRps).toBe(4);
+    expect(f.main.recoveryPeakAtMs).toBe(500);
+  });
+});

@@ -154,12 +154,15 @@ function bin(times: Iterable<number>, endMs: number): number[] {
   return bins;
 }
 
-/** Largest bin among those starting in [fromMs, toMs), and where it starts. */
+/**
+ * Largest bin among those wholly inside [fromMs, toMs], and where it starts: a second that
+ * straddles a phase boundary belongs to neither phase (it mixes both kinds of traffic).
+ */
 function peak(bins: readonly number[], fromMs: number, toMs: number) {
   let best = { rps: 0, atMs: fromMs };
   for (
-    let i = Math.max(0, Math.floor(fromMs / STEP_MS));
-    i * STEP_MS < toMs && i < bins.length;
+    let i = Math.max(0, Math.ceil(fromMs / STEP_MS));
+    (i + 1) * STEP_MS <= toMs && i < bins.length;
     i++
   ) {
     if (bins[i]! > best.rps) best = { rps: bins[i]!, atMs: i * STEP_MS };

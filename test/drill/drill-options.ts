@@ -116,6 +116,8 @@ steady state on main, main breaks, standby enabled, main recovers, standby disab
   --breaker-half-open-max-ms <ms>  breaker.halfOpenMaxMs
   --server-arg <arg>       extra mock-server option, repeatable (e.g. --server-arg=--signing-threads=2)
   --records                also write every client-side record to <name>.records.json (large)
+  --reanalyze <json>       (alone) recompute a kept run's figures, targets and chart from its
+                           <name>.json and <name>.records.json
   --help                   this text
 `;
 

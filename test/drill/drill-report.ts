@@ -1,6 +1,6 @@
 // The drill's report as text: what ran, the figures, the targets and where the results are.
 import type { AttemptRate, ShareTimes } from './drill-figures.js';
-import type { DrillResult } from './run-drill.js';
+import type { DrillResult } from './drill-result.js';
 
 const seconds = (ms: number | undefined) =>
   ms === undefined ? '-' : `${(ms / 1000).toFixed(1)} s`;

@@ -5,7 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DRILL_DEFAULTS, type DrillOptions } from './drill-options.js';
-import { type DrillResult, runDrill } from './run-drill.js';
+import type { DrillResult } from './drill-result.js';
+import { reanalyzeDrill } from './drill-results.js';
+import { runDrill } from './run-drill.js';
 
 const outDir = mkdtempSync(join(tmpdir(), 'drill-smoke-'));
 afterAll(() => rmSync(outDir, { recursive: true, force: true }));
@@ -56,7 +58,7 @@ function expectSaneRun(result: DrillResult) {
 describe('npm run drill (smoke size)', () => {
   it('runs both strategies through a whole outage with real figures', async () => {
     const [b, a] = await Promise.all([
-      runDrill(smoke({ strategy: 'B', outage: 'refused', runName: 'smoke-B' })),
+      runDrill(smoke({ strategy: 'B', outage: 'refused', runName: 'smoke-B', writeRecords: true })),
       runDrill(
         smoke({
           strategy: 'A',
@@ -70,6 +72,8 @@ describe('npm run drill (smoke size)', () => {
     ]);
     expectSaneRun(b);
     expectSaneRun(a);
+    // A kept run recomputes to the same figures.
+    expect(reanalyzeDrill(b.files.json).figures).toEqual(b.figures);
 
     // Strategy B, sticky on the standby: no licensing call to main, probes at most one per
     // client per probe interval (jittered or not, an interval is never shorter).

@@ -1,74 +1,20 @@
 // One drill run, end to end: the mock server, the gate in front of main, the client fleets, the
 // scripted outage, then the figures, the targets, and the JSON and SVG results.
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
-import { join, resolve } from 'node:path';
-import { type BreakerOptions, DEFAULTS, type FailoverOptions } from '@standby-licensing/sdk';
-import { type ChildServer, REPO_ROOT, readCpuMs, startChildServer } from '../bench/child-server.js';
+import { DEFAULTS, type FailoverOptions } from '@standby-licensing/sdk';
+import { type ChildServer, readCpuMs, startChildServer } from '../bench/child-server.js';
 import { createSigningKey, mainRootPem } from '../bench/mock-api.js';
-import { computeDrillFigures, type DrillFigures, type PhaseMarks } from './drill-figures.js';
+import type { PhaseMarks } from './drill-figures.js';
 import type { DrillOptions } from './drill-options.js';
+import type { DrillResult, EffectiveFailover, FleetCost } from './drill-result.js';
+import { writeDrillResults } from './drill-results.js';
 import { type DrillSchedule, planDrill } from './drill-schedule.js';
-import { checkTargets, type TargetCheck } from './drill-targets.js';
 import type { FleetConfig, FleetReport } from './fleet.js';
 import { type FleetPool, startFleetPool } from './fleet-pool.js';
 import { mergeFleetRecords } from './fleet-records.js';
-import { summarizeHarnessLoad } from './harness-load.js';
 import { type MainGate, startMainGate } from './main-gate.js';
 import { createOutageActions } from './outage-actions.js';
 import { readRunQueueWaitMs } from './run-queue-wait.js';
-import { renderTimelineChart } from './timeline-chart.js';
-
-/** What one fleet process cost over the run. */
-export interface FleetCost {
-  apps: number;
-  /** CPU used per second, in cores (1 = one core busy). */
-  cpuCores: number[];
-  /** Largest event-loop delay per second, ms. */
-  eldMaxMs: number[];
-  /** Time its main thread waited for a CPU, per second, ms. */
-  runQueueMs: number[];
-  peakRssMiB: number;
-  /** New connections by origin (one Agent per fleet). */
-  connections: Record<string, number>;
-  skippedCalls: number;
-}
-
-/** Every failover option of the clients, defaults included. */
-export type EffectiveFailover = Required<Omit<FailoverOptions, 'breaker'>> & {
-  breaker: BreakerOptions | false;
-};
-
-/** Everything a run wrote to its JSON file. */
-export interface DrillResult {
-  name: string;
-  startedAt: string;
-  options: DrillOptions;
-  /** The failover options handed to every client. */
-  clientFailover: FailoverOptions;
-  /** The failover options the clients ran with: the SDK's defaults with `clientFailover` over them. */
-  effectiveFailover: EffectiveFailover;
-  schedule: DrillSchedule;
-  /** When each action completed, ms from the start. */
-  marks: PhaseMarks;
-  figures: DrillFigures;
-  targets: TargetCheck[];
-  cost: {
-    /** Mock server CPU per second, in cores. */
-    serverCpuCores: number[];
-    /** Time the mock server's main thread waited for a CPU, per second, ms. */
-    serverRunQueueMs: number[];
-    /** This process (the gate in front of main relays every main request) per second, in cores. */
-    orchestratorCpuCores: number[];
-    fleets: FleetCost[];
-    /** Connections the gate in front of main accepted. */
-    mainGateConnections: number;
-  };
-  /** The harness's own load per phase, and warnings where it was saturated. */
-  harness: ReturnType<typeof summarizeHarnessLoad>;
-  machine: { node: string; cpus: number; loadAverage1mBefore: number; loadAverage1mAfter: number };
-  files: { json: string; svg: string };
-}
 
 /** Options of {@link runDrill} besides the drill's own. */
 export interface RunDrillHooks {
@@ -134,91 +80,6 @@ function fleetCost(report: FleetReport, apps: number, endMs: number): FleetCost 
     connections: report.connections,
     skippedCalls: report.skippedCalls,
   };
-}
-
-/** The chart of a run: requests/s, apps per lease holder, CPU. */
-function drawChart(result: Omit<DrillResult, 'files'>): string {
-  const { figures, options, marks, cost } = result;
-  const o = options;
-  const steps = figures.series.mainRps.length;
-  const perSecond = (values: number[]) => values.slice(0, steps);
-  const fleetCpu = new Array<number>(steps).fill(0);
-  for (const fleet of cost.fleets) {
-    fleet.cpuCores.forEach((cores, i) => {
-      if (i < steps) fleetCpu[i]! += cores;
-    });
-  }
-  const p99 = figures.toStandby.fromEnable.p99Ms;
-  const ratio = figures.main.recoveryPeakRatio;
-  const herd = [
-    o.strategy === 'B' ? `probeJitterRatio ${result.effectiveFailover.probeJitterRatio}` : '',
-    o.strategy === 'A'
-      ? `breaker ${result.effectiveFailover.breaker === false ? 'off' : 'on'}`
-      : '',
-  ]
-    .filter(Boolean)
-    .join(', ');
-  return renderTimelineChart({
-    title: `Strategy ${options.strategy}, main ${options.outage}, ${options.clients.toLocaleString('en')} apps, herd controls ${options.herd}${herd ? ` (${herd})` : ''}`,
-    subtitle: [
-      `call every ${options.callIntervalS} s`,
-      `99 % on the standby ${p99 === undefined ? 'not reached' : `${(p99 / 1000).toFixed(1)} s after enabling`}`,
-      `main recovery peak ${ratio === undefined ? '-' : `${ratio.toFixed(2)}x`} steady`,
-      `lost leases ${figures.leases.lapsedApps}`,
-    ].join(' · '),
-    stepMs: figures.series.stepMs,
-    panels: [
-      {
-        title: 'requests/s (client side)',
-        lines: [
-          { label: 'main', color: '#1f77b4', values: figures.series.mainRps },
-          { label: 'standby', color: '#ff7f0e', values: figures.series.standbyRps },
-        ],
-      },
-      {
-        title: 'apps by who served the lease they hold',
-        lines: [
-          { label: 'main lease', color: '#1f77b4', values: figures.series.onMain },
-          { label: 'standby lease', color: '#ff7f0e', values: figures.series.onStandby },
-          {
-            label: 'no lease',
-            color: '#d62728',
-            values: figures.series.withoutLease,
-            dashed: true,
-          },
-        ],
-      },
-      {
-        title: 'CPU, cores (2 on this machine)',
-        height: 100,
-        lines: [
-          { label: 'mock server', color: '#9467bd', values: perSecond(cost.serverCpuCores) },
-          { label: 'client fleets', color: '#2ca02c', values: fleetCpu },
-          {
-            label: 'main gate',
-            color: '#8c564b',
-            values: perSecond(cost.orchestratorCpuCores),
-            dashed: true,
-          },
-        ],
-      },
-    ],
-    marks: [
-      { atMs: marks.rampEndMs, label: 'all apps started' },
-      { atMs: marks.breakMs, label: 'main breaks' },
-      { atMs: marks.enableMs, label: 'standby enabled' },
-      { atMs: marks.recoverMs, label: 'main recovers' },
-      { atMs: marks.disableMs, label: 'standby disabled' },
-    ],
-  });
-}
-
-/** Indented JSON with arrays of numbers kept on one line (the series are long). */
-function toJson(value: unknown): string {
-  return JSON.stringify(value, null, 1).replace(
-    /\[\s+(-?[\d.e+-]+(?:,\s+-?[\d.e+-]+)*)\s+\]/g,
-    (_, inner: string) => `[${inner.split(/,\s+/).join(',')}]`,
-  );
 }
 
 /**
@@ -322,53 +183,33 @@ export async function runDrill(
     log('fleets stopped; computing the figures');
 
     const records = mergeFleetRecords(reports.map((r) => r.records));
-    const figures = computeDrillFigures({
-      records,
-      marks,
-      clients: options.clients,
-      probeIntervalMs: effective.probeIntervalMs,
-    });
-    const targets = checkTargets(figures, {
-      strategy: options.strategy,
-      attemptTimeoutMs: effective.attemptTimeoutMs,
-      probeIntervalMs: effective.probeIntervalMs,
-      breaker: effective.breaker !== false,
-    });
-    const outDir = resolve(REPO_ROOT, options.outDir);
-    const files = { json: join(outDir, `${name}.json`), svg: join(outDir, `${name}.svg`) };
-    const cost: DrillResult['cost'] = {
-      serverCpuCores,
-      serverRunQueueMs,
-      orchestratorCpuCores,
-      fleets: reports.map((report, i) => fleetCost(report, configs[i]!.apps.length, marks.endMs)),
-      mainGateConnections: gate.accepted,
-    };
-    const result: DrillResult = {
-      name,
-      startedAt: started.toISOString(),
-      options,
-      clientFailover: failover,
-      effectiveFailover: effective,
-      schedule,
-      marks,
-      figures,
-      targets,
-      cost,
-      harness: summarizeHarnessLoad(cost, marks, cpus().length),
-      machine: {
-        node: process.version,
-        cpus: cpus().length,
-        loadAverage1mBefore: loadBefore,
-        loadAverage1mAfter: loadavg()[0]!,
+    const result = writeDrillResults(
+      {
+        name,
+        startedAt: started.toISOString(),
+        options,
+        clientFailover: failover,
+        effectiveFailover: effective,
+        schedule,
+        marks,
+        cost: {
+          serverCpuCores,
+          serverRunQueueMs,
+          orchestratorCpuCores,
+          fleets: reports.map((report, i) =>
+            fleetCost(report, configs[i]!.apps.length, marks.endMs),
+          ),
+          mainGateConnections: gate.accepted,
+        },
+        machine: {
+          node: process.version,
+          cpus: cpus().length,
+          loadAverage1mBefore: loadBefore,
+          loadAverage1mAfter: loadavg()[0]!,
+        },
       },
-      files,
-    };
-    mkdirSync(outDir, { recursive: true });
-    writeFileSync(files.svg, drawChart(result));
-    writeFileSync(files.json, `${toJson(result)}\n`);
-    if (options.writeRecords) {
-      writeFileSync(join(outDir, `${name}.records.json`), JSON.stringify(records));
-    }
+      records,
+    );
     return result;
   } finally {
     if (sampler) clearInterval(sampler);
