@@ -1,9 +1,12 @@
-// Import rules of the repo (`npm run lint`): no cycles, and in the SDK data flows one way,
-// client → failover → transport → (auth) → lease/internal, every layer importing only below it.
-// See docs/decisions/0015-sdk-layers-and-transport.md.
+// Import rules of the repo (`npm run lint`): no cycles; in the SDK data flows one way,
+// client → failover → transport → (auth) → lease/internal, every layer importing only below it
+// (docs/decisions/0015-sdk-layers-and-transport.md); in the mock server, route → auth hook →
+// service → store, each service its own plugin.
 /** @type {import('dependency-cruiser').IConfiguration} */
 const SDK = '^sdk/src/';
 const layer = (name) => `${SDK}${name}`;
+const MOCK = '^mock-server/src/';
+const SERVICES = 'standby|main|events|idp|admin';
 
 module.exports = {
   forbidden: [
@@ -93,6 +96,33 @@ module.exports = {
       comment: 'Nothing inside the SDK imports its public entry points.',
       from: { path: `${layer('[^/]+/')}`, pathNot: '\\.test\\.ts$' },
       to: { path: `${SDK}(index|node)\\.ts$|${layer('testing/index\\.ts$')}` },
+    },
+    {
+      name: 'mock-store-at-the-bottom',
+      severity: 'error',
+      comment:
+        'Mock server: route -> auth hook -> service -> store; the store calls nothing above it.',
+      from: { path: `${MOCK}store/`, pathNot: '\\.test\\.ts$' },
+      to: { path: MOCK, pathNot: `${MOCK}(store/|errors\\.ts$|json-depth\\.ts$|limits\\.ts$)` },
+    },
+    {
+      name: 'mock-shared-parts-below-services',
+      severity: 'error',
+      comment:
+        'Shared parts (auth, crypto, licensing, http, validation) never reach up into a service.',
+      from: { path: `${MOCK}(auth|crypto|licensing|http|validation)/`, pathNot: '\\.test\\.ts$' },
+      to: { path: `${MOCK}(${SERVICES})/|${MOCK}(app|server|cli)\\.ts$` },
+    },
+    {
+      name: 'mock-services-apart',
+      severity: 'error',
+      comment:
+        'Each service is its own plugin; only main reaches admin (the faults admin injects into it).',
+      from: { path: `${MOCK}(${SERVICES})/`, pathNot: '\\.test\\.ts$' },
+      to: {
+        path: `${MOCK}(${SERVICES})/`,
+        pathNot: [`${MOCK}$1/`, `${MOCK}admin/(fault-hook|fault-registry)\\.ts$`],
+      },
     },
   ],
   options: {

@@ -30,7 +30,16 @@ const shared: Options = {
 export default defineConfig([
   // Declarations once for both formats (.d.ts and .d.cts), so both describe the same API.
   { ...shared, format: ['esm', 'cjs'], dts: { only: true } },
-  { ...shared, format: ['esm'] },
+  {
+    // ES modules one file per source module, as tsc would emit them: an app's bundler then drops
+    // every module the app does not reach (`sideEffects` in package.json says it may), e.g. the
+    // X.509 parser in an events-only bundle, and keeps `import()`ed modules (event signing) as
+    // lazy chunks (docs/decisions/0020-lazy-event-signing.md).
+    ...shared,
+    entry: ['src/**/*.ts', '!src/**/*.test.ts', '!src/cli/**'],
+    format: ['esm'],
+    bundle: false,
+  },
   {
     ...shared,
     format: ['cjs'],

@@ -1,14 +1,23 @@
 import swagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
-import { createFaultRegistry } from './admin/fault-registry.js';
+import { createFaultRegistry, type FaultRegistry } from './admin/fault-registry.js';
 import { adminService } from './admin/index.js';
+import { RequestLog } from './admin/request-log.js';
+import { createRequestLogHook, recordUnanswered } from './admin/request-log-hook.js';
 import { contextPlugin } from './context.js';
-import { apiErrorSchema, handleClientError, installErrorHandling } from './errors.js';
+import { apiErrorSchema, createFrameworkErrorHandler, installErrorHandling } from './errors.js';
 import { eventsService } from './events/index.js';
+import { type CorsPolicy, corsPlugin, createCorsPolicy } from './http/cors.js';
+import { addDepthCheckedJsonParser } from './http/json-body-parser.js';
+import { createClientErrorHandler, installNodeAnswers } from './http/node-answers.js';
 import { idpService } from './idp/index.js';
 import { mainService } from './main/index.js';
-import { type MockServerOptions, resolveOptions } from './options.js';
+import { mainLicensingPlugin } from './main/main-licensing-plugin.js';
+import { type MockServerOptions, type ResolvedOptions, resolveOptions } from './options.js';
+import { signingPoolPlugin } from './signing-pool-plugin.js';
 import { standbyService } from './standby/index.js';
+import { standbyPlugin } from './standby/standby-plugin.js';
+import { eventStorePlugin } from './store/event-store-plugin.js';
 
 /** Base paths of the four services (DECISIONS.md "Mock server command line"). */
 export const SERVICE_PREFIXES = {
@@ -28,19 +37,62 @@ export const SERVICE_PREFIXES = {
  */
 export async function buildApp(options: MockServerOptions = {}): Promise<FastifyInstance> {
   const config = resolveOptions(options);
+  const { limits } = config;
+  const cors = createCorsPolicy({ origins: config.corsOrigins, wireNames: config.wireNames });
   const app = Fastify({
     logger: options.logger ?? false,
     // Keep-alive sockets and parked long polls must not hold up shutdown.
     forceCloseConnections: true,
-    return503OnClosing: true,
+    // Answered by installNodeAnswers as an ApiError instead of Fastify's own 503 body.
+    return503OnClosing: false,
     // A log line per request would dominate the /authz/.jwt hot path; errors are still logged.
     logController: new LogController({ disableRequestLogging: true }),
-    clientErrorHandler: handleClientError,
+    clientErrorHandler: createClientErrorHandler(cors),
+    frameworkErrors: createFrameworkErrorHandler((origin) => cors.headersFor(origin)),
     // No pino child logger per request: with request logging off it only costs memory (about
     // 0.6 KiB RSS per parked long poll, bench row 5). Error lines then carry no reqId.
     childLoggerFactory: (logger) => logger,
+    bodyLimit: limits.maxBodyBytes,
+    // The router measures decoded path segments in UTF-16 units: a code point takes at most 2.
+    // Longer segments get a 400 from frameworkErrors; ids between the limit and this, a 400
+    // from the route schemas (maxLength counts code points). Never Fastify's 414.
+    routerOptions: { maxParamLength: limits.maxIdLength * 2 },
+    requestTimeout: limits.requestTimeoutMs,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    // No socket inactivity timeout: a parked long poll is idle by design (maxWaitMs bounds it).
+    connectionTimeout: 0,
+    http: {
+      // Without Host, Node would answer an empty 400 itself; installNodeAnswers answers instead.
+      requireHostHeader: false,
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      // Node checks the two timeouts on this interval: the 408 goes out at most a sixth late.
+      connectionsCheckingInterval: Math.max(50, Math.floor(limits.requestTimeoutMs / 6)),
+    },
   });
+  try {
+    await registerEverything(app, config, cors);
+    await app.ready();
+  } catch (err) {
+    // A damaged data file stops the start: release what the plugins loaded so far opened
+    // (the event log's file handle, above all).
+    await app.close().catch(() => undefined);
+    throw err;
+  }
+  return app;
+}
+
+/** Installs the hooks and registers every plugin and service on `app`. */
+async function registerEverything(
+  app: FastifyInstance,
+  config: ResolvedOptions,
+  cors: CorsPolicy,
+): Promise<void> {
   installErrorHandling(app);
+  // CORS first: its hook sets the headers before any other hook can answer.
+  await app.register(corsPlugin, { policy: cors });
+  installNodeAnswers(app, cors);
+  addDepthCheckedJsonParser(app, config.limits.maxJsonDepth);
   app.addSchema(apiErrorSchema);
 
   await app.register(swagger, {
@@ -54,16 +106,33 @@ export async function buildApp(options: MockServerOptions = {}): Promise<Fastify
     },
   });
   await app.register(contextPlugin, { config });
+  await app.register(signingPoolPlugin, { threads: config.signingThreads });
+  // Shared state: the services answer from it, the admin API shows and changes it.
+  await app.register(eventStorePlugin);
+  await app.register(standbyPlugin);
+  await app.register(mainLicensingPlugin);
+
+  // Faults and the request log exist only with admin on; without it no hook at all.
+  let admin: { faults: FaultRegistry; requestLog: RequestLog } | undefined;
+  if (config.admin) {
+    const requestLog = new RequestLog();
+    // Answers are logged by the hook; requests a fault leaves unanswered, by the fault hook.
+    const faults = createFaultRegistry({
+      onUnanswered: (request, reply, outcome) =>
+        recordUnanswered(requestLog, request, reply, outcome),
+    });
+    admin = { faults, requestLog };
+    app.addHook('onResponse', createRequestLogHook(requestLog));
+  }
 
   await app.register(standbyService, { prefix: SERVICE_PREFIXES.standby });
-  // Faults exist only with admin on; without it the main service adds no hook at all.
-  const faults = config.admin ? createFaultRegistry() : undefined;
-  await app.register(mainService, { prefix: SERVICE_PREFIXES.main, ...(faults ? { faults } : {}) });
+  await app.register(mainService, {
+    prefix: SERVICE_PREFIXES.main,
+    ...(admin ? { faults: admin.faults } : {}),
+  });
   await app.register(idpService, { prefix: SERVICE_PREFIXES.idp });
   await app.register(eventsService, { prefix: SERVICE_PREFIXES.events });
-  if (faults) await app.register(adminService, { prefix: '/admin', faults });
+  if (admin) await app.register(adminService, { prefix: '/admin', ...admin });
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
-  await app.ready();
-  return app;
 }

@@ -1,9 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 const CLI = 'mock-server/src/cli.ts';
@@ -158,13 +158,137 @@ describe('command line', () => {
     expect(await proc.exit).toBe(0);
   }, 60_000);
 
+  it('refuses to start on a damaged data file, naming it, and exits 1', async () => {
+    const path = join(dataDir, 'standby-state.json');
+    const saved = await readFile(path, 'utf8');
+    await writeFile(path, '{"state":"sideways"}');
+    try {
+      const proc = run(['--port', '0', '--data-dir', dataDir]);
+      expect(await proc.exit).toBe(1);
+      expect(proc.stderr()).toContain(`standby-mock-server: ${path}: /state`);
+      expect(proc.stdout()).toBe('');
+      expect(await readFile(path, 'utf8')).toBe('{"state":"sideways"}');
+    } finally {
+      await writeFile(path, saved);
+    }
+  }, 60_000);
+
+  it('takes --public-url, --cors-origin and the limits', async () => {
+    const proc = await start([
+      '--public-url',
+      'https://licensing.example.test',
+      '--cors-origin',
+      'https://app.example.test',
+      '--cors-origin',
+      'https://admin.example.test',
+      '--max-items',
+      '2',
+      '--request-timeout-ms',
+      '5000',
+    ]);
+    try {
+      expect(proc.info.standbyUrl).toBe('https://licensing.example.test/standby');
+      expect(proc.info.idpUrl).toBe('https://licensing.example.test/idp');
+      // The printed URLs are public; the process itself listens on a loopback port (logged).
+      const port = await vi.waitFor(() => {
+        const match = /listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(proc.stderr());
+        if (!match) throw new Error('no listening line yet');
+        return match[1];
+      });
+      const local = `http://127.0.0.1:${port}`;
+      const preflight = await fetch(`${local}/standby/authz/.jwt`, {
+        method: 'OPTIONS',
+        headers: { origin: 'https://admin.example.test', 'access-control-request-method': 'GET' },
+      });
+      expect(preflight.status).toBe(204);
+      const refused = await fetch(`${local}/standby/authz/.jwt`, {
+        method: 'OPTIONS',
+        headers: { origin: 'https://evil.example.test', 'access-control-request-method': 'GET' },
+      });
+      expect(refused.status).toBe(403);
+      const minted = await fetch(`${local}/idp/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ sub: 'u' }),
+      });
+      const auth = { authorization: `IdToken ${(await minted.json()).id_token}` };
+      const three = await fetch(`${local}/main/authz/.jwt?A&B&C`, { headers: auth });
+      expect(three.status).toBe(400);
+      expect((await fetch(`${local}/main/authz/.jwt?A&B`, { headers: auth })).status).toBe(200);
+    } finally {
+      expect(await stop(proc)).toBe(0);
+    }
+  }, 60_000);
+
+  it('signs leases on --signing-threads worker threads and still exits 0 on SIGTERM', async () => {
+    const proc = await start(['--signing-threads', '2', '--state', 'active']);
+    const auth = { authorization: `IdToken ${await idToken(proc.info)}` };
+    const leases = await Promise.all(
+      [1, 2, 3, 4].map(async () => {
+        const res = await fetch(`${proc.info.standbyUrl}/authz/.jwt?ItemA&ItemB`, {
+          headers: auth,
+        });
+        return [res.status, (await res.text()).split('&').length];
+      }),
+    );
+    expect(leases).toEqual([
+      [200, 2],
+      [200, 2],
+      [200, 2],
+      [200, 2],
+    ]);
+    expect(await stop(proc)).toBe(0);
+  }, 60_000);
+
+  it('logs the QA console URL with --admin, and takes --main-audit-events and --max-licenses', async () => {
+    const proc = await start(['--admin', '--main-audit-events', '--max-licenses', '1']);
+    try {
+      const admin = proc.info.mainUrl.replace(/\/main$/, '/admin');
+      await vi.waitFor(() => expect(proc.stderr()).toContain(`QA console: ${admin}/console`));
+      expect((await fetch(`${admin}/console`)).status).toBe(200);
+      const provision = (sub: string) =>
+        fetch(`${admin}/main/licenses`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ sub, item: 'Pro' }),
+        });
+      expect((await provision('a')).status).toBe(201);
+      expect((await provision('b')).status).toBe(409);
+      const minted = await fetch(`${proc.info.idpUrl}/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ sub: 'reader', claims: { main: true } }),
+      });
+      const token = (await minted.json()).id_token;
+      await vi.waitFor(async () => {
+        const feed = await fetch(`${proc.info.eventUrl}/get/main`, {
+          headers: { authorization: `Bearer ${token}` },
+        });
+        const types = (await feed.json()).objects.map((o: { eventType: string }) => o.eventType);
+        expect(types).toEqual(['instruction', 'LicenseProvisioned', 'Created', 'instruction']);
+      });
+    } finally {
+      expect(await stop(proc)).toBe(0);
+    }
+  }, 60_000);
+
   // Concurrent: each spawns its own short-lived process.
   it.concurrent.each([
     ['an unknown option', ['--bogus']],
     ['a bad port', ['--port', '99999']],
     ['a bad state', ['--state', 'sideways']],
     ['a bad propagation delay', ['--propagation-delay-ms', 'soon']],
+    ['a bad signing thread count', ['--signing-threads', 'many']],
     ['a missing key file', ['--idp-public-key', '/nonexistent/key.pem']],
+    ['a public URL with credentials', ['--public-url', 'http://user:pw@evil.test']],
+    ['a CORS origin with a path', ['--cors-origin', 'https://app.test/x']],
+    ['a limit that is not a number', ['--max-items', 'many']],
+    ['a limit out of range', ['--request-timeout-ms', '1']],
+    ['no licenses at all', ['--max-licenses', '0']],
+    [
+      'a headers timeout above the request timeout',
+      ['--request-timeout-ms', '1000', '--headers-timeout-ms', '2000'],
+    ],
   ])('exits 2 with a message on stderr for %s', async (_name, args) => {
     const proc = run(args);
     expect(await proc.exit).toBe(2);

@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { resolveSigningThreads } from './crypto/signing-pool.js';
+import type { MockServerLimits } from './limits.js';
 import { type StartServerOptions, startServer } from './server.js';
 
 const USAGE = `Usage: standby-mock-server [options]
@@ -10,7 +12,9 @@ const USAGE = `Usage: standby-mock-server [options]
   --data-dir <dir>            keep keys, state and events on disk (default: memory only)
   --state dormant|active      initial standby state (default dormant)
   --idp-public-key <file>     PEM or JWKS trusted for ID tokens (repeatable)
-  --issuer <iss>              ID-token issuer (default: <origin>/idp)
+  --public-url <url>          the server's own base URL: lease iss and printed URLs
+                              (default: the URL it listens on)
+  --issuer <iss>              ID-token issuer (default: <public-url>/idp)
   --client-id <id>            client id required in ID-token aud (default mock-client)
   --service-public-key <file> main deployment key for ServiceKeyHash (repeatable)
   --event-writer-key <file>   public key trusted to sign events (repeatable)
@@ -20,9 +24,41 @@ const USAGE = `Usage: standby-mock-server [options]
   --propagation-delay-ms <n>  delay before enable/disable takes effect (default 0)
   --wire-names <k=v,...>      vendor header/scheme names: apiKeyHeader, signingKeyIdHeader,
                               idTokenScheme, serviceKeyHashScheme (default: the spec's names)
-  --admin                     serve /admin (fault injection, reset, clock offset)
+  --cors-origin <origin>      origin allowed to read answers cross-origin (repeatable;
+                              default: any origin)
+  --admin                     serve /admin (faults, reset, clock, main provisioning) and the
+                              QA console at /admin/console
+  --signing-threads <n>       worker threads that sign leases; 0 signs on the event loop
+                              (default: one per core, 0 on a single core)
+  --main-audit-events         main also writes an audit event (Created, Updated, Deleted)
+                              per change
   --help                      show this help
+
+Limits (docs/mock-server.md "Limits"):
+  --max-items <n>             items or released lease ids per /authz/.jwt (default 100)
+  --max-id-length <n>         characters of event/source/object ids, write and read (default 512)
+  --max-json-depth <n>        JSON nesting of an event field or any JSON body (default 64)
+  --max-body-bytes <n>        largest request body (default 1048576)
+  --request-timeout-ms <n>    a request must arrive whole within this, else 408 (default 30000)
+  --headers-timeout-ms <n>    the headers must arrive within this (default: request timeout)
+  --keep-alive-timeout-ms <n> idle keep-alive connections close after this (default 72000)
+  --max-clock-offset-ms <n>   largest admin clock offset either way (default ten years)
+  --max-licenses <n>          licenses the mock main holds, and changes waiting in its
+                              outbox (default 10000)
 `;
+
+/** Command-line flags of the limits and the `limits` option each one sets. */
+const LIMIT_OPTIONS: ReadonlyArray<readonly [string, keyof MockServerLimits]> = [
+  ['max-items', 'maxItemsPerRequest'],
+  ['max-id-length', 'maxIdLength'],
+  ['max-json-depth', 'maxJsonDepth'],
+  ['max-body-bytes', 'maxBodyBytes'],
+  ['request-timeout-ms', 'requestTimeoutMs'],
+  ['headers-timeout-ms', 'headersTimeoutMs'],
+  ['keep-alive-timeout-ms', 'keepAliveTimeoutMs'],
+  ['max-clock-offset-ms', 'maxClockOffsetMs'],
+  ['max-licenses', 'maxLicenses'],
+];
 
 function readKeys(files: string[] | undefined): string[] | undefined {
   return files?.map((file) => readFileSync(file, 'utf8'));
@@ -40,6 +76,8 @@ function parseCommandLine(argv: string[]): StartServerOptions | undefined {
       state: { type: 'string' },
       'idp-public-key': { type: 'string', multiple: true },
       issuer: { type: 'string' },
+      'public-url': { type: 'string' },
+      'cors-origin': { type: 'string', multiple: true },
       'client-id': { type: 'string' },
       'service-public-key': { type: 'string', multiple: true },
       'event-writer-key': { type: 'string', multiple: true },
@@ -49,7 +87,10 @@ function parseCommandLine(argv: string[]): StartServerOptions | undefined {
       'propagation-delay-ms': { type: 'string' },
       'wire-names': { type: 'string' },
       admin: { type: 'boolean' },
+      'signing-threads': { type: 'string' },
+      'main-audit-events': { type: 'boolean' },
       help: { type: 'boolean' },
+      ...Object.fromEntries(LIMIT_OPTIONS.map(([flag]) => [flag, { type: 'string' } as const])),
     },
   });
   if (values.help) return undefined;
@@ -70,6 +111,17 @@ function parseCommandLine(argv: string[]): StartServerOptions | undefined {
   const idp = readKeys(values['idp-public-key']);
   if (idp) options.idpPublicKeys = idp;
   if (values.issuer !== undefined) options.issuer = values.issuer;
+  if (values['public-url'] !== undefined) options.publicUrl = values['public-url'];
+  if (values['cors-origin'] !== undefined) options.corsOrigins = values['cors-origin'];
+  const limits: Partial<MockServerLimits> = {};
+  for (const [flag, name] of LIMIT_OPTIONS) {
+    const text = (values as Record<string, unknown>)[flag];
+    if (typeof text !== 'string') continue;
+    if (!/^[0-9]+$/.test(text))
+      throw new TypeError(`--${flag} must be a whole number, got ${text}`);
+    limits[name] = Number(text);
+  }
+  if (Object.keys(limits).length > 0) options.limits = limits;
   if (values['client-id'] !== undefined) options.clientId = values['client-id'];
   const service = readKeys(values['service-public-key']);
   if (service) options.servicePublicKeys = service;
@@ -102,6 +154,14 @@ function parseCommandLine(argv: string[]): StartServerOptions | undefined {
     );
   }
   if (values.admin) options.admin = true;
+  if (values['signing-threads'] !== undefined) {
+    const text = values['signing-threads'];
+    options.signingThreads = resolveSigningThreads(
+      /^\d+$/.test(text) ? Number(text) : Number.NaN,
+      '--signing-threads',
+    );
+  }
+  if (values['main-audit-events']) options.mainAuditEvents = true;
   return options;
 }
 
@@ -143,6 +203,10 @@ async function main(): Promise<void> {
   process.once('SIGINT', () => shutdown('SIGINT'));
   process.once('SIGTERM', () => shutdown('SIGTERM'));
   process.stdout.write(`${JSON.stringify(server.info)}\n`);
+  if (options.admin) {
+    const consoleUrl = server.info.mainUrl.replace(/\/main$/, '/admin/console');
+    server.app.log.info({ consoleUrl }, `QA console: ${consoleUrl}`);
+  }
 }
 
 main().catch((err: unknown) => {

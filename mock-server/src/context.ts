@@ -1,14 +1,17 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { type Clock, createClock } from './clock.js';
 import {
+  checkStoredRsaKey,
   generateRsaKey,
   loadRsaKey,
   type RsaKey,
   type StoredRsaKey,
+  storedRsaKeySchema,
   storeRsaKey,
 } from './crypto/rsa-key.js';
 import { generateApiKey, type ResolvedOptions } from './options.js';
+import { createDocumentCheck } from './store/document-check.js';
 import { createStateStore, type StateStore } from './store/state-store.js';
 
 /** Keys shared across services: the built-in ID-token issuer's and the mock main deployment's. */
@@ -39,21 +42,45 @@ declare module 'fastify' {
   }
 }
 
+const checkKey = createDocumentCheck<StoredRsaKey>(storedRsaKeySchema, (stored) =>
+  checkStoredRsaKey(stored),
+);
+
+const checkApiKey = createDocumentCheck<{ apiKey: string }>({
+  type: 'object',
+  required: ['apiKey'],
+  properties: { apiKey: { type: 'string', minLength: 1 } },
+});
+
 async function loadOrCreateKey(store: StateStore, name: string): Promise<RsaKey> {
-  const stored = await store.read<StoredRsaKey>(name);
+  const stored = await store.read(name, checkKey);
   if (stored) return loadRsaKey(stored);
   const key = await generateRsaKey();
   await store.write(name, storeRsaKey(key));
   return key;
 }
 
-async function loadOrCreateApiKey(store: StateStore, given: string | undefined): Promise<string> {
-  if (given !== undefined) return given;
-  const stored = await store.read<{ apiKey: string }>('api-key');
-  if (stored) return stored.apiKey;
-  const apiKey = generateApiKey();
-  await store.write('api-key', { apiKey });
-  return apiKey;
+/**
+ * The management API key: `given` (then kept in the store, replacing a different stored one),
+ * else the stored one, else a new one (kept). DECISIONS.md: the API key survives a restart.
+ */
+async function loadOrCreateApiKey(
+  store: StateStore,
+  given: string | undefined,
+  log: FastifyBaseLogger,
+): Promise<string> {
+  const stored = await store.read('api-key', checkApiKey);
+  if (given === undefined) {
+    if (stored) return stored.apiKey;
+    const apiKey = generateApiKey();
+    await store.write('api-key', { apiKey });
+    return apiKey;
+  }
+  if (stored?.apiKey !== given) {
+    await store.write('api-key', { apiKey: given });
+    if (stored) log.info('the given API key replaces the one kept in the data dir');
+  }
+  return given;
 }
 
 /** Decorates the root instance with config, clock, store, keyring, API key and reset hooks. */
@@ -63,7 +90,7 @@ export const contextPlugin = fp(
     const [issuer, main, apiKey] = await Promise.all([
       loadOrCreateKey(store, 'issuer-key'),
       loadOrCreateKey(store, 'main-key'),
-      loadOrCreateApiKey(store, opts.config.apiKey),
+      loadOrCreateApiKey(store, opts.config.apiKey, app.log),
     ]);
     app.decorate('config', opts.config);
     app.decorate('clock', createClock(opts.config.now));

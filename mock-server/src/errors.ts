@@ -1,6 +1,4 @@
-import { STATUS_CODES } from 'node:http';
-import type { Duplex } from 'node:stream';
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 /** The spec's error body: `{ error, error_description?, error_uri? }`. */
 export interface ApiErrorBody {
@@ -50,6 +48,17 @@ export const apiErrorSchema = {
   },
 } as const;
 
+/** The ApiError `error` code of a 4xx status that carries no code of its own. */
+const CODE_BY_STATUS: Record<number, string> = {
+  404: 'not_found',
+  405: 'method_not_allowed',
+  408: 'request_timeout',
+  413: 'request_too_large',
+  414: 'request_too_large',
+  415: 'unsupported_media_type',
+  431: 'request_too_large',
+};
+
 function fromFastifyError(err: FastifyError): ApiError {
   if (err.validation) return new ApiError(400, 'invalid_request', err.message);
   switch (err.code) {
@@ -60,49 +69,59 @@ function fromFastifyError(err: FastifyError): ApiError {
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return new ApiError(400, 'invalid_request', err.message);
+    // A long path segment: a limit like any other (400), never Fastify's 414.
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new ApiError(400, 'invalid_request', 'A path segment exceeds the length limit');
+    case 'FST_ERR_BAD_URL':
+      return new ApiError(400, 'invalid_request', 'The request URL is not valid');
   }
   if (err instanceof SyntaxError) return new ApiError(400, 'invalid_request', err.message);
   const status = err.statusCode ?? 500;
-  if (status >= 400 && status < 500) return new ApiError(status, 'invalid_request', err.message);
+  if (status >= 400 && status < 500) {
+    return new ApiError(status, CODE_BY_STATUS[status] ?? 'invalid_request', err.message);
+  }
   return new ApiError(500, 'server_error', 'Internal server error');
+}
+
+/** Sends `apiError` as the ApiError body on `reply` (its own headers added). */
+function sendApiError(reply: FastifyReply, apiError: ApiError): FastifyReply {
+  return reply
+    .code(apiError.statusCode)
+    .headers(apiError.headers)
+    .type('application/json')
+    .send(apiError.toBody());
 }
 
 /** Installs the one error handler and not-found handler that emit ApiError bodies everywhere. */
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError | ApiError, request, reply) => {
     const apiError = err instanceof ApiError ? err : fromFastifyError(err);
-    if (apiError.statusCode >= 500) request.log.error({ err }, 'request failed');
-    return reply
-      .code(apiError.statusCode)
-      .headers(apiError.headers)
-      .type('application/json')
-      .send(apiError.toBody());
+    if (apiError.statusCode >= 500 && !(err instanceof ApiError)) {
+      request.log.error({ err }, 'request failed');
+    }
+    return sendApiError(reply, apiError);
   });
   app.setNotFoundHandler((request, reply) =>
-    reply
-      .code(404)
-      .type('application/json')
-      .send({ error: 'not_found', error_description: `No route ${request.method} ${request.url}` }),
+    sendApiError(
+      reply,
+      new ApiError(404, 'not_found', `No route ${request.method} ${request.url.slice(0, 200)}`),
+    ),
   );
 }
 
 /**
- * Fastify `clientErrorHandler`: answers requests Node cannot parse (oversized headers, bad
- * request lines, timeouts) with an ApiError body instead of Fastify's own shape.
+ * Fastify `frameworkErrors`: the answers the router gives before any hook runs (a URL it cannot
+ * decode, a path segment over `maxParamLength`) as ApiErrors, with the CORS headers the hooks
+ * would have added.
+ *
+ * @example
+ * Fastify({ frameworkErrors: createFrameworkErrorHandler((origin) => cors.headersFor(origin)) });
  */
-export function handleClientError(err: Error & { code?: string }, socket: Duplex): void {
-  if (err.code === 'ECONNRESET' || socket.destroyed) return;
-  const [status, error, description] =
-    err.code === 'HPE_HEADER_OVERFLOW'
-      ? [431, 'request_too_large', 'The request headers exceed the size limit']
-      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-        ? [408, 'request_timeout', 'The request took too long to arrive']
-        : [400, 'invalid_request', 'The request is not valid HTTP'];
-  const body = JSON.stringify({ error, error_description: description });
-  if (socket.writable) {
-    socket.write(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-    );
-  }
-  socket.destroy(err);
+export function createFrameworkErrorHandler(
+  corsHeaders: (origin: string | undefined) => Record<string, string>,
+): (err: FastifyError, request: FastifyRequest, reply: FastifyReply) => void {
+  return (err, request, reply) => {
+    reply.headers(corsHeaders(request.headers.origin));
+    sendApiError(reply, fromFastifyError(err));
+  };
 }

@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { parsePublicKeys, type TrustedKey } from './crypto/public-keys.js';
+import { resolveSigningThreads } from './crypto/signing-pool.js';
+import { type MockServerLimits, resolveLimits } from './limits.js';
 
 /** Options of {@link buildApp}; the command line maps onto these one to one. */
 export interface MockServerOptions {
@@ -11,8 +13,21 @@ export interface MockServerOptions {
   state?: 'dormant' | 'active';
   /** PEM or JWKS texts of keys trusted for ID tokens. Default: the built-in issuer's key. */
   idpPublicKeys?: string[];
-  /** `iss` of trusted ID tokens and of the built-in issuer. Default: `<origin>/idp`. */
+  /** `iss` of trusted ID tokens and of the built-in issuer. Default: `<publicUrl>/idp`. */
   issuer?: string;
+  /**
+   * The server's own base URL, e.g. `https://licensing.example.test`: lease tokens carry
+   * `<publicUrl>/standby` or `<publicUrl>/main` as `iss` (never the request's `Host`), and the
+   * start line prints these URLs. Default: the URL it listens on (`http://localhost` until then).
+   */
+  publicUrl?: string;
+  /**
+   * Origins allowed to read answers cross-origin (CORS), e.g. `['https://app.example.test']`.
+   * Default: any origin.
+   */
+  corsOrigins?: string[];
+  /** Limits (DECISIONS.md "Limits of the mock server"). Default: {@link DEFAULT_LIMITS}. */
+  limits?: Partial<MockServerLimits>;
   /** OAuth client id that ID tokens' `aud` must contain. Default `'mock-client'`. */
   clientId?: string;
   /** PEM texts of main deployment keys for ServiceKeyHash. Default: the mock main's key. */
@@ -25,14 +40,27 @@ export interface MockServerOptions {
   requireSignedEvents?: boolean;
   /** Catalogue of the mock main service. Default `['*']`: every item is licensed. */
   items?: string[];
-  /** Serve `/admin` (fault injection, reset, clock offset). Default false. */
+  /**
+   * Serve `/admin`: fault injection, reset, clock offset, main provisioning and the QA console.
+   * Default false.
+   */
   admin?: boolean;
+  /**
+   * With each main change (provisioning, revocation, block, unblock) also write an audit event
+   * (`Created`, `Deleted`, `Updated` with `modifiedFields`, `oldFields`, `userId`). Default false.
+   */
+  mainAuditEvents?: boolean;
   /** Delay before an enable/disable takes effect, in ms (at most 300 000). Default 0. */
   propagationDelayMs?: number;
   /** Header and scheme names, for a vendor's real names. Default: the spec's neutral names. */
   wireNames?: Partial<WireNames>;
   /** Base clock in ms since the epoch. Default `Date.now`. */
   now?: () => number;
+  /**
+   * Worker threads that sign leases (standby and main `/authz/.jwt`, main checkout); `0` signs
+   * on the event loop. Integer from 0 to 256. Default: one per available core, 0 on one core.
+   */
+  signingThreads?: number;
   /** Fastify logger setting. Default false. */
   logger?: boolean | Record<string, unknown>;
 }
@@ -63,9 +91,15 @@ export interface ResolvedOptions {
   dataDir: string | undefined;
   state: 'dormant' | 'active';
   idpPublicKeys: TrustedKey[] | undefined;
-  /** Mutable: the server sets it to its real origin after listening when none was given. */
+  /** Mutable: the server sets it to `<publicUrl>/idp` after listening when none was given. */
   issuer: string;
   issuerExplicit: boolean;
+  /** Base URL without a trailing slash. Mutable: set to the listening URL when none was given. */
+  publicUrl: string;
+  publicUrlExplicit: boolean;
+  /** Allowed CORS origins; undefined means any origin. */
+  corsOrigins: ReadonlySet<string> | undefined;
+  limits: Readonly<MockServerLimits>;
   clientId: string;
   servicePublicKeys: TrustedKey[] | undefined;
   eventWriterKeys: TrustedKey[];
@@ -73,9 +107,11 @@ export interface ResolvedOptions {
   requireSignedEvents: boolean;
   items: ReadonlySet<string>;
   admin: boolean;
+  mainAuditEvents: boolean;
   propagationDelayMs: number;
   wireNames: Readonly<WireNames>;
   now: () => number;
+  signingThreads: number;
 }
 
 /** Creates a random management API key. */
@@ -89,6 +125,9 @@ const KNOWN = new Set([
   'state',
   'idpPublicKeys',
   'issuer',
+  'publicUrl',
+  'corsOrigins',
+  'limits',
   'clientId',
   'servicePublicKeys',
   'eventWriterKeys',
@@ -96,14 +135,51 @@ const KNOWN = new Set([
   'requireSignedEvents',
   'items',
   'admin',
+  'mainAuditEvents',
   'propagationDelayMs',
   'wireNames',
   'now',
+  'signingThreads',
   'logger',
 ]);
 
 function keys(texts: string[] | undefined, name: string): TrustedKey[] | undefined {
   return texts?.flatMap((text, i) => parsePublicKeys(text, `${name}[${i}]`));
+}
+
+/**
+ * Checks a base URL (`http:` or `https:`, no credentials, query or fragment) and returns it
+ * without a trailing slash. Throws a TypeError naming `name`.
+ */
+export function parseBaseUrl(text: string, name: string): string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new TypeError(`${name} must be an absolute URL, got ${text}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new TypeError(`${name} must be an http: or https: URL, got ${text}`);
+  }
+  if (url.username || url.password || url.search || url.hash) {
+    throw new TypeError(`${name} must not carry credentials, a query or a fragment, got ${text}`);
+  }
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+}
+
+/** Checks a CORS origin (`<scheme>://<host>[:<port>]`, or `null`) and returns it normalised. */
+export function parseCorsOrigin(text: string): string {
+  if (text === 'null') return text;
+  let origin: string;
+  try {
+    origin = new URL(text).origin;
+  } catch {
+    throw new TypeError(`corsOrigins: ${text} is not an origin (scheme://host[:port])`);
+  }
+  if (origin === 'null' || origin !== text.toLowerCase().replace(/\/$/, '')) {
+    throw new TypeError(`corsOrigins: ${text} is not an origin (scheme://host[:port])`);
+  }
+  return origin;
 }
 
 /** Applies defaults and validates; throws a TypeError naming the bad option. */
@@ -119,6 +195,7 @@ export function resolveOptions(options: MockServerOptions = {}): ResolvedOptions
   if (!Number.isInteger(delay) || delay < 0 || delay > 300_000) {
     throw new TypeError('propagationDelayMs must be an integer from 0 to 300000');
   }
+  const signingThreads = resolveSigningThreads(options.signingThreads, 'signingThreads');
   const wireNames = { ...DEFAULT_WIRE_NAMES, ...options.wireNames };
   for (const [name, value] of Object.entries(wireNames)) {
     if (!(name in DEFAULT_WIRE_NAMES)) throw new TypeError(`Unknown wireNames entry: ${name}`);
@@ -126,13 +203,33 @@ export function resolveOptions(options: MockServerOptions = {}): ResolvedOptions
       throw new TypeError(`wireNames.${name} must be an HTTP token, got ${String(value)}`);
     }
   }
+  const publicUrl =
+    options.publicUrl === undefined
+      ? 'http://localhost'
+      : parseBaseUrl(options.publicUrl, 'publicUrl');
+  if (options.corsOrigins !== undefined && !Array.isArray(options.corsOrigins)) {
+    throw new TypeError('corsOrigins must be an array of origins');
+  }
+  if (
+    options.apiKey !== undefined &&
+    (typeof options.apiKey !== 'string' || options.apiKey === '')
+  ) {
+    throw new TypeError('apiKey must be a non-empty string');
+  }
   return {
     apiKey: options.apiKey,
     dataDir: options.dataDir,
     state,
     idpPublicKeys: keys(options.idpPublicKeys, 'idpPublicKeys'),
-    issuer: options.issuer ?? 'http://localhost/idp',
+    issuer: options.issuer ?? `${publicUrl}/idp`,
     issuerExplicit: options.issuer !== undefined,
+    publicUrl,
+    publicUrlExplicit: options.publicUrl !== undefined,
+    corsOrigins:
+      options.corsOrigins === undefined || options.corsOrigins.includes('*')
+        ? undefined
+        : new Set(options.corsOrigins.map(parseCorsOrigin)),
+    limits: resolveLimits(options.limits),
     clientId: options.clientId ?? 'mock-client',
     servicePublicKeys: keys(options.servicePublicKeys, 'servicePublicKeys'),
     eventWriterKeys: keys(options.eventWriterKeys, 'eventWriterKeys') ?? [],
@@ -140,8 +237,10 @@ export function resolveOptions(options: MockServerOptions = {}): ResolvedOptions
     requireSignedEvents: options.requireSignedEvents ?? false,
     items: new Set(options.items ?? ['*']),
     admin: options.admin ?? false,
+    mainAuditEvents: options.mainAuditEvents ?? false,
     propagationDelayMs: delay,
     wireNames,
     now: options.now ?? Date.now,
+    signingThreads,
   };
 }

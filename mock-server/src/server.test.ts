@@ -20,6 +20,47 @@ function rawRequest(port: number, data: string): Promise<string> {
   });
 }
 
+describe('startServer with a public URL', () => {
+  it('prints the public URLs and puts them in lease iss and the issuer', async () => {
+    const server = await startServer({
+      port: 0,
+      state: 'active',
+      publicUrl: 'https://licensing.example.test/base/',
+    });
+    try {
+      expect(server.info.standbyUrl).toBe('https://licensing.example.test/base/standby');
+      expect(server.app.config.issuer).toBe('https://licensing.example.test/base/idp');
+      const port = server.app.server.address() as { port: number };
+      const local = `http://127.0.0.1:${port.port}`;
+      const minted = await fetch(`${local}/idp/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ sub: 'u' }),
+      });
+      const token = (await minted.json()).id_token;
+      const lease = await fetch(`${local}/standby/authz/.jwt?ItemA`, {
+        headers: { authorization: `IdToken ${token}`, host: 'evil.test' },
+      });
+      expect(lease.status).toBe(200);
+      const payload = JSON.parse(
+        Buffer.from((await lease.text()).split('.')[1]!, 'base64url').toString(),
+      );
+      expect(payload.iss).toBe('https://licensing.example.test/base/standby');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it.each([
+    'http://user:pw@evil.test',
+    'ftp://licensing.test',
+    'https://licensing.test/?q=1',
+    'not a url',
+  ])('refuses the public URL %s', async (publicUrl) => {
+    await expect(startServer({ port: 0, publicUrl })).rejects.toThrow(/publicUrl/);
+  });
+});
+
 describe('startServer over loopback: the README flow', () => {
   let server: RunningServer;
 

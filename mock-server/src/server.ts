@@ -10,7 +10,10 @@ export interface StartServerOptions extends MockServerOptions {
   host?: string;
 }
 
-/** Absolute base URLs of a running mock server, plus its management API key. */
+/**
+ * Absolute base URLs of a running mock server (under `publicUrl` when one was given, else the
+ * listening URL), plus its management API key.
+ */
 export interface ServerInfo {
   mainUrl: string;
   standbyUrl: string;
@@ -42,12 +45,14 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   const address = app.server.address();
   const actualPort = typeof address === 'object' && address ? address.port : port;
   const origin = `http://${host.includes(':') ? `[${host}]` : host}:${actualPort}`;
-  if (!app.config.issuerExplicit) app.config.issuer = `${origin}${SERVICE_PREFIXES.idp}`;
+  const { config } = app;
+  if (!config.publicUrlExplicit) config.publicUrl = origin;
+  if (!config.issuerExplicit) config.issuer = `${config.publicUrl}${SERVICE_PREFIXES.idp}`;
   const info: ServerInfo = {
-    mainUrl: `${origin}${SERVICE_PREFIXES.main}`,
-    standbyUrl: `${origin}${SERVICE_PREFIXES.standby}`,
-    eventUrl: `${origin}${SERVICE_PREFIXES.events}`,
-    idpUrl: `${origin}${SERVICE_PREFIXES.idp}`,
+    mainUrl: `${config.publicUrl}${SERVICE_PREFIXES.main}`,
+    standbyUrl: `${config.publicUrl}${SERVICE_PREFIXES.standby}`,
+    eventUrl: `${config.publicUrl}${SERVICE_PREFIXES.events}`,
+    idpUrl: `${config.publicUrl}${SERVICE_PREFIXES.idp}`,
     apiKey: app.apiKey,
   };
   return { app, info, close: () => app.close() };

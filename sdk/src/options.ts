@@ -57,8 +57,13 @@ export interface FailoverOptions {
   backoffMaxMs?: number;
   /** Upper bound applied to a server's `Retry-After`, in ms. Default 10 000. */
   retryAfterMaxMs?: number;
-  /** Strategy B: interval between main-service probes while on the standby, in ms. Default 30 000. */
+  /**
+   * Strategy B: wait before the first main-service probe while on the standby, in ms; doubled
+   * after each probe that finds main still down, up to `probeMaxIntervalMs`. Default 30 000.
+   */
   probeIntervalMs?: number;
+  /** Strategy B: upper bound of the wait between probes, in ms. Default 300 000 (5 minutes). */
+  probeMaxIntervalMs?: number;
   /**
    * Strategy B: each probe waits `probeIntervalMs` × (1 + random × this), so apps that failed over
    * together do not probe, and fail back, together. From 0 (no jitter) to 1. Default 0.5.
@@ -210,6 +215,7 @@ export const DEFAULTS = Object.freeze({
     backoffMaxMs: 5_000,
     retryAfterMaxMs: 10_000,
     probeIntervalMs: 30_000,
+    probeMaxIntervalMs: 300_000,
     probeJitterRatio: 0.5,
     breaker: Object.freeze({
       failureThreshold: 2,
@@ -397,6 +403,12 @@ function resolveFailover(value: unknown): ResolvedFailoverOptions {
   const f = value === undefined ? {} : option.object('failover', value);
   option.knownKeys('failover', f, Object.keys(d));
   const backoffBaseMs = option.number('failover.backoffBaseMs', f.backoffBaseMs, d.backoffBaseMs);
+  const probeIntervalMs = option.number(
+    'failover.probeIntervalMs',
+    f.probeIntervalMs,
+    d.probeIntervalMs,
+    { min: 1 },
+  );
   const backoffMaxMs = option.number('failover.backoffMaxMs', f.backoffMaxMs, d.backoffMaxMs);
   if (backoffMaxMs < backoffBaseMs) {
     option.fail(
@@ -423,11 +435,12 @@ function resolveFailover(value: unknown): ResolvedFailoverOptions {
       f.retryAfterMaxMs,
       d.retryAfterMaxMs,
     ),
-    probeIntervalMs: option.number(
-      'failover.probeIntervalMs',
-      f.probeIntervalMs,
-      d.probeIntervalMs,
-      { min: 1 },
+    probeIntervalMs,
+    probeMaxIntervalMs: option.number(
+      'failover.probeMaxIntervalMs',
+      f.probeMaxIntervalMs,
+      Math.max(d.probeMaxIntervalMs, probeIntervalMs),
+      { min: probeIntervalMs },
     ),
     probeJitterRatio: option.number(
       'failover.probeJitterRatio',

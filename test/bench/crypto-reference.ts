@@ -1,4 +1,5 @@
 import { createPublicKey, generateKeyPairSync, type KeyObject, sign, verify } from 'node:crypto';
+import { Worker } from 'node:worker_threads';
 import { type Measured, measureSync } from './bench-helpers.js';
 
 /** A lease-sized signing input (header.payload of a standby token), for the raw references. */
@@ -32,6 +33,67 @@ export function rsa2048(): { privateKey: KeyObject; publicKey: KeyObject } {
  */
 export function measureRawSign(privateKey: KeyObject, input: Buffer, durationMs: number): Measured {
   return measureSync(() => sign('sha256', input, privateKey), durationMs);
+}
+
+// One synchronous crypto.sign loop per worker thread (plain JavaScript: runs without a loader).
+const PARALLEL_SIGN_WORKER = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { sign } = require('node:crypto');
+const { key, input, durationMs } = workerData;
+parentPort.once('message', () => {
+  const start = performance.now();
+  let ops = 0;
+  while (performance.now() - start < durationMs) {
+    for (let i = 0; i < 8; i++) sign('sha256', input, key);
+    ops += 8;
+  }
+  parentPort.postMessage(ops);
+});`;
+
+/**
+ * Raw `crypto.sign` RSA-2048 on `threads` worker threads at once (each a synchronous loop for
+ * `durationMs`): what the machine's cores deliver together. Returns the summed operations and
+ * the wall-clock time of the slowest thread; `cpuMs` is this process's CPU time over the run.
+ */
+export async function measureRawSignParallel(
+  privateKey: KeyObject,
+  input: Buffer,
+  threads: number,
+  durationMs: number,
+): Promise<Measured> {
+  const workers = Array.from(
+    { length: threads },
+    () =>
+      new Worker(PARALLEL_SIGN_WORKER, {
+        eval: true,
+        workerData: { key: privateKey, input, durationMs },
+      }),
+  );
+  try {
+    await Promise.all(
+      workers.map((worker) => new Promise((resolve) => worker.once('online', resolve))),
+    );
+    const cpuStart = process.cpuUsage();
+    const start = performance.now();
+    const counts = await Promise.all(
+      workers.map(
+        (worker) =>
+          new Promise<number>((resolve, reject) => {
+            worker.once('message', resolve);
+            worker.once('error', reject);
+            worker.postMessage('go');
+          }),
+      ),
+    );
+    const cpu = process.cpuUsage(cpuStart);
+    return {
+      ops: counts.reduce((sum, n) => sum + n, 0),
+      wallMs: performance.now() - start,
+      cpuMs: (cpu.user + cpu.system) / 1000,
+    };
+  } finally {
+    await Promise.all(workers.map((worker) => worker.terminate()));
+  }
 }
 
 /** Raw `crypto.verify` RSA-2048 of `signature` over `input`, one core. */

@@ -11,6 +11,7 @@ import { leaseVerifyRow } from './row-2-lease-verify.js';
 import { failoverRow } from './row-3-failover.js';
 import { eventsRow } from './row-4-events.js';
 import { longPollMemoryRow } from './row-5-long-poll-memory.js';
+import { bundlesRow } from './row-6-bundles.js';
 
 const ROWS: BenchRow[] = [
   leaseThroughputRow,
@@ -18,6 +19,7 @@ const ROWS: BenchRow[] = [
   failoverRow,
   eventsRow,
   longPollMemoryRow,
+  bundlesRow,
 ];
 
 function selectRows(only: readonly string[]): BenchRow[] {

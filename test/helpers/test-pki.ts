@@ -4,8 +4,8 @@
 // exercise the real verification path.
 import { base64url, SignJWT } from 'jose';
 import { encodeBase64 } from '../../sdk/src/internal/base64.js';
-import { x509 } from '../../sdk/src/internal/x509.js';
 import type { JwkSet, TrustedRoot } from '../../sdk/src/types.js';
+import { x509 } from './x509.js';
 
 const DAY_MS = 86_400_000;
 const FIVE_YEARS_MS = 5 * 365 * DAY_MS;

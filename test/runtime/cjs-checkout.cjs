@@ -11,12 +11,16 @@
 //   4. checks out a lease from the main service with the licensing client, verifies it again,
 //      and sees a tampered copy refused with TOKEN_INVALID;
 //   5. with the testing kit on msw/node refusing every main request, checks out from the standby;
-//   6. releases everything and prints one summary line (stdout), exit code 0.
+//   6. writes a signed event and reads it back with a read token the SDK signs itself (the
+//      signing code is an `import()` in the sources: the CommonJS build must carry it);
+//   7. loads the QA console's page, script and style sheet (files shipped beside the bundle);
+//   8. releases everything and prints one summary line (stdout), exit code 0.
 // Any failure exits 1 with the error on stderr.
 'use strict';
 
 const assert = require('node:assert/strict');
 const { execFile } = require('node:child_process');
+const { generateKeyPairSync } = require('node:crypto');
 const { readFileSync } = require('node:fs');
 const path = require('node:path');
 const { promisify } = require('node:util');
@@ -63,8 +67,24 @@ async function main() {
   }
 
   const { startServer } = require('@standby-licensing/mock-server');
-  const { createLicensingClient, isLicensingError } = require('@standby-licensing/sdk');
-  const server = await startServer({ port: 0, host: '127.0.0.1', state: 'active' });
+  const {
+    createEventClient,
+    createLicensingClient,
+    isLicensingError,
+  } = require('@standby-licensing/sdk');
+  // One RSA key signs written events and read tokens; the mock trusts it for both.
+  const eventKey = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const eventPublicPem = eventKey.publicKey.export({ type: 'spki', format: 'pem' });
+  const eventPrivatePem = eventKey.privateKey.export({ type: 'pkcs8', format: 'pem' });
+  const server = await startServer({
+    port: 0,
+    host: '127.0.0.1',
+    state: 'active',
+    admin: true,
+    eventWriterKeys: [eventPublicPem],
+    eventReaderKeys: [eventPublicPem],
+    requireSignedEvents: true,
+  });
   const { mainUrl, standbyUrl, idpUrl, apiKey } = server.info;
   const summary = [];
   try {
@@ -150,6 +170,34 @@ async function main() {
     } finally {
       msw.close();
     }
+
+    // Events: put signs a JWS and reads sign their own JWTs, both with jose loaded at first use.
+    const events = createEventClient({
+      eventUrl: server.info.eventUrl,
+      signer: { privateKey: eventPrivatePem },
+      auth: { privateKey: eventPrivatePem },
+    });
+    await events.put({ eventType: 'CjsChecked', eventSourceId: 'cjs-runtime', data: { ok: 1 } });
+    const written = await events.collect('cjs-runtime', { limit: 10 });
+    assert.deepEqual(
+      written.map((event) => [event.eventType, event.data]),
+      [['CjsChecked', { ok: 1 }]],
+    );
+    summary.push('signed event put and read back with an SDK-signed read token');
+
+    // The QA console: static files the package ships in dist/console/, found from the CJS build.
+    const adminUrl = mainUrl.replace(/\/main$/, '/admin');
+    for (const [path, type] of [
+      ['console', 'text/html'],
+      ['console.js', 'text/javascript'],
+      ['console.css', 'text/css'],
+    ]) {
+      const response = await fetch(`${adminUrl}/${path}`);
+      assert.equal(response.status, 200, `GET /admin/${path}: HTTP ${response.status}`);
+      assert.ok(response.headers.get('content-type').startsWith(type), `/admin/${path} type`);
+      assert.ok((await response.text()).length > 1000, `/admin/${path} is short`);
+    }
+    summary.push('QA console page, script and style sheet served from dist/console');
   } finally {
     await server.close();
   }

@@ -1,7 +1,7 @@
+import { signTestIdToken } from '@test/helpers/mock-server/id-tokens.js';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { buildApp } from '../app.js';
-import { signTestIdToken } from '../licensing/test-helpers.js';
 
 const START = Date.UTC(2032, 6, 1);
 const HOUR_MS = 3_600_000;
@@ -115,6 +115,52 @@ describe('admin API over real HTTP', () => {
     const res = await admin('POST', '/faults', { route: '/nowhere', mode: 'explode' });
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ error: 'invalid_request' });
+  });
+
+  it.each([
+    ['a string', { offsetMs: '5' }],
+    ['null', { offsetMs: null }],
+    ['a boolean', { offsetMs: true }],
+    ['a fraction', { offsetMs: 1.5 }],
+    ['more than ten years', { offsetMs: 8.64e15 }],
+    ['1.5e300', { offsetMs: 1.5e300 }],
+    ['less than minus ten years', { offsetMs: -315_576_000_001 }],
+    ['an advance past ten years', { advanceMs: 315_576_000_001 }],
+    ['both members', { offsetMs: 1, advanceMs: 1 }],
+    ['an unknown member', { offset: 1 }],
+  ])(
+    'refuses a clock offset given as %s, stores nothing, and keeps answering',
+    async (_n, body) => {
+      await admin('PUT', '/clock', { offsetMs: 1000 });
+      const res = await admin('PUT', '/clock', body);
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ error: 'invalid_request' });
+      const clock = await admin('GET', '/clock');
+      expect(clock.status).toBe(200);
+      expect(clock.body.offsetMs).toBe(1000);
+    },
+  );
+
+  it('accepts offsets up to ten years either way', async () => {
+    const tenYears = 315_576_000_000;
+    expect((await admin('PUT', '/clock', { offsetMs: tenYears })).body.offsetMs).toBe(tenYears);
+    expect((await admin('PUT', '/clock', { offsetMs: -tenYears })).body.offsetMs).toBe(-tenYears);
+    expect((await admin('PUT', '/clock', { advanceMs: 1 })).body.offsetMs).toBe(1 - tenYears);
+    expect((await admin('GET', '/clock')).status).toBe(200);
+  });
+
+  it('never coerces fault values either', async () => {
+    for (const body of [
+      { mode: 'error', count: '2' },
+      { mode: 'error', status: '500' },
+      { mode: 'delay', delayMs: null },
+      { mode: 'error', count: 1e12 },
+    ]) {
+      const res = await admin('POST', '/faults', body);
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ error: 'invalid_request' });
+    }
+    expect((await admin('GET', '/faults')).body.faults).toEqual([]);
   });
 
   it('resets every service, or only the one named', async () => {

@@ -21,7 +21,8 @@ function onClientGone(reply: FastifyReply, onClose: () => void): void {
  * An `onRequest` hook that applies the registry's faults to the routes of the service it is added
  * to (`prefix` is the service's prefix, stripped to get the route name): `reset` destroys the
  * socket with a TCP reset, `hang` never answers (released when the client gives up or the server
- * closes), `error` answers 500/503 with an HTML body, `delay` waits then carries on.
+ * closes), `error` answers 500/503 with an HTML body, `delay` waits then carries on. A request
+ * that ends without an answer is told to the registry's `onUnanswered`.
  *
  * @example
  * app.addHook('onRequest', createFaultHook(faults, app.prefix));
@@ -39,6 +40,7 @@ export function createFaultHook(
         const socket = request.raw.socket;
         if (typeof socket.resetAndDestroy === 'function') socket.resetAndDestroy();
         else socket.destroy();
+        registry.onUnanswered?.(request, reply, 'reset');
         return;
       }
       case 'hang': {
@@ -46,6 +48,7 @@ export function createFaultHook(
         registry.held.hang++;
         onClientGone(reply, () => {
           registry.held.hang--;
+          registry.onUnanswered?.(request, reply, 'hang');
         });
         return;
       }
@@ -66,6 +69,7 @@ export function createFaultHook(
         } catch {
           // The client went away while we slept: nobody is left to answer.
           reply.hijack();
+          registry.onUnanswered?.(request, reply, 'aborted');
         } finally {
           registry.held.delay--;
           reply.raw.off('close', abort);

@@ -1,10 +1,30 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+
 /** What an injected fault does to a request. */
 export type FaultMode = 'reset' | 'hang' | 'error' | 'delay';
+
+/** How a faulted request ended without an HTTP answer: reset, hung until the client left, or
+ * the client left during a delay. */
+export type UnansweredOutcome = 'reset' | 'hang' | 'aborted';
+
+/** Told about each request a fault left without an answer (the admin's live request log). */
+export type UnansweredListener = (
+  request: FastifyRequest,
+  reply: FastifyReply,
+  outcome: UnansweredOutcome,
+) => void;
+
+/** Options of {@link createFaultRegistry}. */
+export interface FaultRegistryOptions {
+  /** Told about each request a fault left without an answer. Default: nobody. */
+  onUnanswered?: UnansweredListener;
+}
 
 /** Routes of the main service a fault can target; `*` targets every main route. */
 export const FAULT_ROUTES = [
   '*',
   '/authz/.jwt',
+  '/authz/.json',
   '/licensing/actions/checkout',
   '/.well-known/jwks.json',
 ] as const;
@@ -51,6 +71,8 @@ export interface FaultRegistry {
   take(route: string | undefined): Fault | undefined;
   /** Requests held by `hang` faults or sleeping in `delay` faults right now. */
   readonly held: { hang: number; delay: number };
+  /** Told about each request a fault left without an answer. */
+  readonly onUnanswered: UnansweredListener | undefined;
 }
 
 /**
@@ -61,11 +83,12 @@ export interface FaultRegistry {
  * const faults = createFaultRegistry();
  * faults.set({ route: '/authz/.jwt', mode: 'error', status: 503, count: 2 });
  */
-export function createFaultRegistry(): FaultRegistry {
+export function createFaultRegistry(options: FaultRegistryOptions = {}): FaultRegistry {
   const faults = new Map<string, Fault>();
   const held = { hang: 0, delay: 0 };
   return {
     held,
+    onUnanswered: options.onUnanswered,
     set(spec) {
       const fault: Fault = { route: spec.route ?? '*', mode: spec.mode, hits: 0 };
       if (spec.mode === 'error') {

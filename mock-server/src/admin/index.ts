@@ -1,6 +1,11 @@
 import type { FastifyInstance } from 'fastify';
+import { ID_TOKEN_GRACE_SECONDS } from '../auth/id-token-grace.js';
 import { ApiError } from '../errors.js';
+import { useStrictBodyValidation } from '../validation/strict-body-validation.js';
+import { consoleRoutes } from './console-routes.js';
 import type { FaultRegistry, FaultRoute, FaultSpec } from './fault-registry.js';
+import { mainAdminRoutes } from './main-routes.js';
+import type { RequestLog } from './request-log.js';
 import {
   clearFaultsSchema,
   getClockSchema,
@@ -9,17 +14,22 @@ import {
   setClockSchema,
   setFaultSchema,
 } from './schemas.js';
+import { standbyAdminRoutes } from './standby-routes.js';
 
 /** Options of {@link adminService}. */
 export interface AdminServiceOptions {
   /** The registry the main service consults. */
   faults: FaultRegistry;
+  /** The live request log the console shows (recorded by a root hook). */
+  requestLog: RequestLog;
 }
 
 /**
  * The admin API, mounted at `/admin` only with `config.admin`: fault injection on the main
- * service, reset of every service's state (or one), and the clock offset. Its own reset hook
- * (`admin`) clears faults and the clock offset. See docs/mock-server.md.
+ * service, reset of every service's state (or one), the clock offset, the mock main's
+ * provisioning, the standby's state view and propagation delay, and the QA console with its live
+ * request log. Its own reset hook (`admin`) clears faults and the clock offset. Bodies are
+ * validated strictly. See docs/mock-server.md.
  */
 export async function adminService(
   app: FastifyInstance,
@@ -27,9 +37,16 @@ export async function adminService(
 ): Promise<void> {
   const { faults } = options;
   const clock = app.clock;
+  const maxOffsetMs = app.config.limits.maxClockOffsetMs;
+  useStrictBodyValidation(app);
   const clockView = () => {
     const nowMs = clock.now();
-    return { now: new Date(nowMs).toISOString(), nowMs, offsetMs: clock.offsetMs };
+    return {
+      now: new Date(nowMs).toISOString(),
+      nowMs,
+      offsetMs: clock.offsetMs,
+      idTokenGraceSeconds: ID_TOKEN_GRACE_SECONDS,
+    };
   };
 
   app.resets.set('admin', () => {
@@ -74,11 +91,23 @@ export async function adminService(
 
   app.put<{ Body: { offsetMs?: number; advanceMs?: number } }>(
     '/clock',
-    { schema: setClockSchema },
+    { schema: setClockSchema(maxOffsetMs) },
     async (request) => {
       const { offsetMs, advanceMs } = request.body;
-      clock.offsetMs = offsetMs ?? clock.offsetMs + (advanceMs ?? 0);
+      const next = offsetMs ?? clock.offsetMs + (advanceMs ?? 0);
+      if (Math.abs(next) > maxOffsetMs) {
+        throw new ApiError(
+          400,
+          'invalid_request',
+          `The clock offset would be ${next} ms; it must stay within ±${maxOffsetMs} ms`,
+        );
+      }
+      clock.offsetMs = next;
       return clockView();
     },
   );
+
+  await mainAdminRoutes(app);
+  await standbyAdminRoutes(app);
+  await consoleRoutes(app, { requestLog: options.requestLog });
 }

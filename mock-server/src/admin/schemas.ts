@@ -51,6 +51,7 @@ export const setFaultSchema = {
       count: {
         type: 'integer',
         minimum: 1,
+        maximum: 1_000_000_000,
         description: 'Only the next N requests. Default: until cleared',
       },
     },
@@ -114,11 +115,17 @@ export const resetSchema = {
 
 const clockSchema = {
   type: 'object',
-  required: ['now', 'nowMs', 'offsetMs'],
+  required: ['now', 'nowMs', 'offsetMs', 'idTokenGraceSeconds'],
   properties: {
     now: { type: 'string', format: 'date-time' },
     nowMs: { type: 'integer' },
     offsetMs: { type: 'integer' },
+    idTokenGraceSeconds: {
+      type: 'object',
+      description: 'How long after `exp` each service still accepts an ID token',
+      required: ['main', 'standby'],
+      properties: { main: { type: 'integer' }, standby: { type: 'integer' } },
+    },
   },
 } as const;
 
@@ -128,18 +135,350 @@ export const getClockSchema = {
   response: { 200: clockSchema },
 } as const;
 
-export const setClockSchema = {
-  summary: 'Set the clock offset (offsetMs) or move it by advanceMs',
+/**
+ * `PUT /admin/clock`: `offsetMs` an integer within ±`maxOffsetMs` (the `maxClockOffsetMs` limit),
+ * or `advanceMs` an integer that keeps the offset within it. Validated strictly: `"5"`, `null`,
+ * `true` and fractions are refused, never coerced.
+ */
+export const setClockSchema = (maxOffsetMs: number) =>
+  ({
+    summary: 'Set the clock offset (offsetMs) or move it by advanceMs',
+    tags: ['admin'],
+    body: {
+      type: 'object',
+      additionalProperties: false,
+      minProperties: 1,
+      maxProperties: 1,
+      properties: {
+        offsetMs: {
+          type: 'integer',
+          minimum: -maxOffsetMs,
+          maximum: maxOffsetMs,
+          description: 'New offset from the base clock, in ms',
+        },
+        advanceMs: {
+          type: 'integer',
+          minimum: -2 * maxOffsetMs,
+          maximum: 2 * maxOffsetMs,
+          description: 'Added to the current offset, in ms; the result must stay within the limit',
+        },
+      },
+    },
+    response: { 200: clockSchema, 400: apiErrorSchema, 415: apiErrorSchema },
+  }) as const;
+
+// --- main provisioning (DECISIONS.md "Main service provisioning and its events") ---
+
+/** An activation code: what a path segment and an event object id can carry. */
+export const ACTIVATION_CODE_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._~-]{0,63}$';
+
+const activationCodeSchema = {
+  type: 'string',
+  pattern: ACTIVATION_CODE_PATTERN,
+  description: 'Letters, digits and . _ ~ - (at most 64), starting with a letter or digit',
+} as const;
+
+const licenseSchema = {
+  type: 'object',
+  required: ['licenseId', 'sub', 'item', 'activationCode', 'provisionedAt'],
+  properties: {
+    licenseId: { type: 'string', description: 'The `lic` claim of the leases it grants' },
+    sub: { type: 'string' },
+    item: { type: 'string' },
+    activationCode: { type: 'string' },
+    provisionedAt: { type: 'string', format: 'date-time' },
+  },
+} as const;
+
+/**
+ * `POST /admin/main/licenses`: `item` is a name `/authz/.jwt` can request (not a reserved
+ * parameter nor a token claim, like checkout product names).
+ */
+export const provisionSchema = (itemNameRules: { not: { enum: readonly string[] } }) =>
+  ({
+    summary: 'Provision a license of one item for one user (sub); events LicenseProvisioned',
+    tags: ['admin'],
+    body: {
+      type: 'object',
+      required: ['sub', 'item'],
+      additionalProperties: false,
+      properties: {
+        sub: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 256,
+          description: 'The user: the `sub` of their ID tokens',
+        },
+        item: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 200,
+          ...itemNameRules,
+          description: 'The licensed item; not a reserved parameter or token claim name',
+        },
+        activationCode: { ...activationCodeSchema, description: 'Default: a new code' },
+      },
+    },
+    response: {
+      201: licenseSchema,
+      400: apiErrorSchema,
+      409: apiErrorSchema,
+      415: apiErrorSchema,
+      503: apiErrorSchema,
+    },
+  }) as const;
+
+export const listLicensesSchema = {
+  summary: 'Licenses provisioned (of one user with ?sub=), oldest first',
+  tags: ['admin'],
+  querystring: {
+    type: 'object',
+    additionalProperties: false,
+    properties: { sub: { type: 'string', minLength: 1, maxLength: 256 } },
+  },
+  response: {
+    200: {
+      type: 'array',
+      items: {
+        ...licenseSchema,
+        required: [...licenseSchema.required, 'live'],
+        properties: {
+          ...licenseSchema.properties,
+          live: { type: 'boolean', description: 'False while its activation code is blocked' },
+        },
+      },
+    },
+    400: apiErrorSchema,
+  },
+} as const;
+
+export const revokeSchema = {
+  summary: 'Revoke a license (it is removed); events LicenseRevoked',
+  tags: ['admin'],
+  params: {
+    type: 'object',
+    required: ['licenseId'],
+    properties: { licenseId: { type: 'string', minLength: 1, maxLength: 128 } },
+  },
+  response: {
+    204: { description: 'Revoked', type: 'null' },
+    400: apiErrorSchema,
+    404: apiErrorSchema,
+    503: apiErrorSchema,
+  },
+} as const;
+
+const codeParams = {
+  type: 'object',
+  required: ['code'],
+  properties: { code: activationCodeSchema },
+} as const;
+
+export const blockCodeSchema = {
+  summary:
+    'Block an activation code: its licenses stop being live and it provisions nothing; event ActivationCodeBlocked',
+  tags: ['admin'],
+  params: codeParams,
+  response: {
+    204: { description: 'Blocked (already blocked: no change, no event)', type: 'null' },
+    400: apiErrorSchema,
+    503: apiErrorSchema,
+  },
+} as const;
+
+export const unblockCodeSchema = {
+  summary: 'Unblock an activation code; event ActivationCodeUnblocked',
+  tags: ['admin'],
+  params: codeParams,
+  response: {
+    204: { description: 'Unblocked (not blocked: no change, no event)', type: 'null' },
+    400: apiErrorSchema,
+    503: apiErrorSchema,
+  },
+} as const;
+
+export const listBlockedCodesSchema = {
+  summary: 'Activation codes blocked now, oldest block first',
+  tags: ['admin'],
+  response: {
+    200: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['activationCode', 'blockedAt'],
+        properties: {
+          activationCode: { type: 'string' },
+          blockedAt: { type: 'string', format: 'date-time' },
+        },
+      },
+    },
+  },
+} as const;
+
+const outboxSchema = {
+  type: 'object',
+  required: ['paused', 'pending', 'entries'],
+  properties: {
+    paused: { type: 'boolean', description: 'Deliveries held (PUT { paused: true })' },
+    pending: { type: 'integer', description: 'Changes whose events wait' },
+    entries: {
+      type: 'array',
+      description: 'The oldest 100 waiting changes',
+      items: {
+        type: 'object',
+        required: ['change', 'events'],
+        properties: {
+          change: { type: 'integer' },
+          events: {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['eventId', 'eventType', 'eventObjectType', 'eventObjectId'],
+              properties: {
+                eventId: { type: 'string' },
+                eventType: { type: 'string' },
+                eventObjectType: { type: 'string' },
+                eventObjectId: { type: 'string' },
+              },
+            },
+          },
+        },
+      },
+    },
+  },
+} as const;
+
+export const getOutboxSchema = {
+  summary: "Main's outbox: events of stored changes not yet written to the event service",
+  tags: ['admin'],
+  response: { 200: outboxSchema },
+} as const;
+
+export const setOutboxSchema = {
+  summary: "Hold main's event deliveries (an event-service outage for main) or let them go",
   tags: ['admin'],
   body: {
     type: 'object',
+    required: ['paused'],
     additionalProperties: false,
-    minProperties: 1,
-    maxProperties: 1,
-    properties: {
-      offsetMs: { type: 'integer', description: 'New offset from the base clock, in ms' },
-      advanceMs: { type: 'integer', description: 'Added to the current offset, in ms' },
+    properties: { paused: { type: 'boolean' } },
+  },
+  response: { 200: outboxSchema, 400: apiErrorSchema, 415: apiErrorSchema },
+} as const;
+
+// --- standby view and propagation delay ---
+
+const standbyViewSchema = {
+  type: 'object',
+  required: ['state', 'propagationDelayMs', 'signingKeys', 'apiKeyHeader'],
+  properties: {
+    apiKeyHeader: {
+      type: 'string',
+      description: 'The header its management API reads the key from (--wire-names)',
+    },
+    state: { type: 'string', enum: ['dormant', 'active'], description: 'In effect now' },
+    pending: {
+      type: 'object',
+      required: ['state', 'effectiveAt'],
+      properties: {
+        state: { type: 'string', enum: ['dormant', 'active'] },
+        effectiveAt: { type: 'string', format: 'date-time', description: 'Server clock' },
+      },
+    },
+    propagationDelayMs: { type: 'integer' },
+    signingKeys: {
+      type: 'array',
+      description: 'Newest (the default) first',
+      items: {
+        type: 'object',
+        required: ['keyId', 'createdAt'],
+        properties: { keyId: { type: 'string' }, createdAt: { type: 'string' } },
+      },
     },
   },
-  response: { 200: clockSchema, 400: apiErrorSchema, 415: apiErrorSchema },
 } as const;
+
+export const getStandbySchema = {
+  summary:
+    'The standby as QA sees it: state, a pending change, propagation delay, signing keys (changes go through its management API)',
+  tags: ['admin'],
+  response: { 200: standbyViewSchema },
+} as const;
+
+export const setPropagationDelaySchema = {
+  summary: 'Set the standby propagation delay (not stored; reset restores --propagation-delay-ms)',
+  tags: ['admin'],
+  body: {
+    type: 'object',
+    required: ['propagationDelayMs'],
+    additionalProperties: false,
+    properties: { propagationDelayMs: { type: 'integer', minimum: 0, maximum: 300_000 } },
+  },
+  response: { 200: standbyViewSchema, 400: apiErrorSchema, 415: apiErrorSchema },
+} as const;
+
+// --- the QA console and its live request log ---
+
+const requestEntrySchema = {
+  type: 'object',
+  required: ['seq', 'at', 'service', 'method', 'route', 'status', 'ms'],
+  properties: {
+    seq: { type: 'integer' },
+    at: { type: 'integer', description: 'ms since the epoch, real time' },
+    service: { type: 'string' },
+    method: { type: 'string' },
+    route: { type: 'string' },
+    status: { type: ['integer', 'null'] },
+    outcome: { type: 'string', enum: ['reset', 'hang', 'aborted'] },
+    ms: { type: 'number', description: 'Latency in ms' },
+    caller: { type: 'string' },
+    hw: { type: 'string' },
+    servedBy: { type: 'string', enum: ['main', 'standby'] },
+  },
+} as const;
+
+export const listRequestsSchema = {
+  summary: 'The live request log: entries after ?after=<seq> (default: the last 200)',
+  tags: ['admin'],
+  querystring: {
+    type: 'object',
+    additionalProperties: false,
+    properties: { after: { type: 'integer', minimum: 0 } },
+  },
+  response: {
+    200: {
+      type: 'object',
+      required: ['entries', 'dropped', 'lastSeq', 'readers'],
+      properties: {
+        entries: { type: 'array', items: requestEntrySchema },
+        dropped: { type: 'integer', description: 'Entries after `after` no longer kept' },
+        lastSeq: { type: 'integer' },
+        readers: { type: 'integer', description: 'Event streams open now (consoles watching)' },
+      },
+    },
+    400: apiErrorSchema,
+  },
+} as const;
+
+export const requestStreamSchema = {
+  summary: 'The live request log as server-sent events (request, dropped)',
+  description:
+    '`text/event-stream`: `event: request` with `id: <seq>` and the entry as `data`, and ' +
+    '`event: dropped` with `{ count }` when entries were overwritten before this reader got them. ' +
+    'Honours `Last-Event-ID`; without it starts with the last 200 entries.',
+  tags: ['admin'],
+  produces: ['text/event-stream'],
+  response: {
+    200: {
+      description: 'An endless event stream',
+      content: { 'text/event-stream': { schema: { type: 'string' } } },
+    },
+  },
+} as const;
+
+export const consoleAssetSchema = (what: string) =>
+  ({
+    summary: `The QA console: ${what}`,
+    tags: ['admin'],
+    response: { 200: { description: what, type: 'string' } },
+  }) as const;

@@ -1,7 +1,8 @@
+import { decodeJwt } from '@test/helpers/mock-server/decode-jwt.js';
+import { signTestIdToken, type TestIdTokenOptions } from '@test/helpers/mock-server/id-tokens.js';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../app.js';
-import { decodeJwt, signTestIdToken, type TestIdTokenOptions } from '../licensing/test-helpers.js';
 import { computeServiceKeyHash } from './service-key-hash.js';
 
 const START = Date.UTC(2030, 5, 1);
@@ -89,6 +90,9 @@ describe('authentication on the standby and main services', () => {
     ['no sub', { claims: { sub: undefined } }],
     ['no exp', { claims: { exp: undefined } }],
     ['no iat', { claims: { iat: 'yesterday' } }],
+    ['a crit header, signature valid', { header: { crit: ['exp'], exp: 1 } }],
+    ['a b64 header, signature valid', { header: { b64: false, crit: ['b64'] } }],
+    ['a signature in standard base64', { standardBase64: true }],
   ])('refuses %s with 401 invalid_token and WWW-Authenticate', async (_name, options) => {
     for (const res of [await standby(idToken(options)), await main(idToken(options))]) {
       expect(res.statusCode).toBe(401);

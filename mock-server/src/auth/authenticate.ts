@@ -26,8 +26,8 @@ export interface AuthenticatorOptions {
   graceSeconds: number;
 }
 
-/** Authenticates a request's `Authorization` header or throws a 401 ApiError. */
-export type Authenticator = (request: FastifyRequest) => Caller;
+/** Authenticates a request's `Authorization` header, or rejects with a 401 ApiError. */
+export type Authenticator = (request: FastifyRequest) => Promise<Caller>;
 
 /**
  * Creates the `Authorization` check of one service: IdToken (and Bearer where allowed) ID tokens
@@ -38,7 +38,7 @@ export type Authenticator = (request: FastifyRequest) => Caller;
  * @example
  * const authenticate = createAuthenticator(app, { realm: 'standby',
  *   schemes: ['IdToken', 'ServiceKeyHash'], graceSeconds: 86_400 });
- * const { sub } = authenticate(request);
+ * const { sub } = await authenticate(request);
  */
 export function createAuthenticator(
   app: FastifyInstance,
@@ -81,7 +81,7 @@ export function createAuthenticator(
   const fail = (error: string, description: string) =>
     new ApiError(401, error, description, challenge);
 
-  return (request) => {
+  return async (request) => {
     const header = request.headers.authorization;
     if (header === undefined || header === '') {
       throw fail('unauthorized', 'The Authorization header is missing');
@@ -100,7 +100,7 @@ export function createAuthenticator(
       return { sub: 'service', scheme };
     }
     try {
-      const claims = verifyIdToken(credentials);
+      const claims = await verifyIdToken(credentials);
       return { sub: claims.sub, scheme, claims };
     } catch (err) {
       if (err instanceof ApiError) throw fail(err.error, err.message);

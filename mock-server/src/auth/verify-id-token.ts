@@ -1,5 +1,5 @@
-import { verify } from 'node:crypto';
 import type { TrustedKey } from '../crypto/public-keys.js';
+import { JwsError, verifyCompactJws } from '../crypto/verify-compact-jws.js';
 import { ApiError } from '../errors.js';
 
 /** The claims the services use from a verified ID token. */
@@ -29,8 +29,8 @@ export interface IdTokenVerifierOptions {
   cacheSize?: number;
 }
 
-/** Verifies an ID token and returns its claims, or throws a 401 `invalid_token` ApiError. */
-export type IdTokenVerifier = (token: string) => IdTokenClaims;
+/** Verifies an ID token and resolves with its claims, or rejects with a 401 `invalid_token` ApiError. */
+export type IdTokenVerifier = (token: string) => Promise<IdTokenClaims>;
 
 /** How far `iat` may lie in the future, in seconds. */
 const MAX_IAT_SKEW_SECONDS = 300;
@@ -39,54 +39,52 @@ function invalid(description: string): ApiError {
   return new ApiError(401, 'invalid_token', description);
 }
 
-function decodeJson(segment: string): unknown {
+async function verifySignature(
+  token: string,
+  keys: readonly TrustedKey[],
+): Promise<Record<string, unknown>> {
+  let payload: unknown;
   try {
-    return JSON.parse(Buffer.from(segment, 'base64url').toString('utf8'));
-  } catch {
-    return undefined;
+    const verified = await verifyCompactJws(token, keys, { algorithms: ['RS256'] });
+    payload = JSON.parse(Buffer.from(verified.payload).toString('utf8'));
+  } catch (err) {
+    if (err instanceof JwsError) {
+      throw invalid(
+        err.reason === 'unsupported_alg'
+          ? 'The ID token must be signed with RS256'
+          : err.reason === 'bad_signature'
+            ? 'The ID token signature does not verify against a trusted key'
+            : `The ID token is malformed: ${err.message}`,
+      );
+    }
+    throw invalid('The ID token payload is not JSON');
   }
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function verifySignature(token: string, keys: readonly TrustedKey[]): Record<string, unknown> {
-  const parts = token.split('.');
-  if (parts.length !== 3 || !parts[2]) throw invalid('The ID token is not a compact JWS');
-  const [headerPart, payloadPart, signaturePart] = parts as [string, string, string];
-  const header = decodeJson(headerPart);
-  if (!isObject(header)) throw invalid('The ID token header is not JSON');
-  if (header.alg !== 'RS256') throw invalid('The ID token must be signed with RS256');
-  const payload = decodeJson(payloadPart);
-  if (!isObject(payload)) throw invalid('The ID token payload is not a JSON object');
-  const kid = typeof header.kid === 'string' ? header.kid : undefined;
-  const candidates = kid ? keys.filter((k) => k.kid === undefined || k.kid === kid) : keys;
-  const data = Buffer.from(`${headerPart}.${payloadPart}`);
-  const signature = Buffer.from(signaturePart, 'base64url');
-  for (const { key } of candidates) {
-    if (key.asymmetricKeyType === 'rsa' && verify('sha256', data, key, signature)) return payload;
+  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) {
+    throw invalid('The ID token payload is not a JSON object');
   }
-  throw invalid('The ID token signature does not verify against a trusted key');
+  return payload as Record<string, unknown>;
 }
 
 /**
- * Creates an ID-token verifier: RS256 only, signature against the trusted keys, `iss`, `aud`
- * containing the client id, `sub`, `iat` at most 5 minutes ahead, and `exp` plus the grace.
- * Signatures are checked once per token (a small cache); claims, expiry above all, on every call.
+ * Creates an ID-token verifier. The JWS goes through jose (RS256 only, strict base64url, no
+ * `crit` or `b64`, signature against the trusted keys); the claims are checked here on the
+ * millisecond server clock, because the grace is exact (`now <= exp + grace`, where jose
+ * compares whole seconds and excludes the bound): `iss`, `aud` containing the client id, `sub`,
+ * `iat` at most 5 minutes ahead, `exp` plus the grace. Signatures are verified once per token
+ * (a small cache); claims, expiry above all, on every call.
  *
  * @example
  * const verifyIdToken = createIdTokenVerifier({ keys: () => trusted, issuer: () => iss,
  *   clientId: 'mock-client', now: Date.now, graceSeconds: 86_400 });
- * const { sub } = verifyIdToken(token);
+ * const { sub } = await verifyIdToken(token);
  */
 export function createIdTokenVerifier(options: IdTokenVerifierOptions): IdTokenVerifier {
   const cacheSize = options.cacheSize ?? 1024;
   const verified = new Map<string, Record<string, unknown>>();
-  return (token) => {
+  return async (token) => {
     let payload = verified.get(token);
     if (!payload) {
-      payload = verifySignature(token, options.keys());
+      payload = await verifySignature(token, options.keys());
       // A full cache starts over: cheaper than LRU bookkeeping on the hot path.
       if (verified.size >= cacheSize) verified.clear();
       verified.set(token, payload);

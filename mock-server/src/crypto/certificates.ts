@@ -25,6 +25,21 @@ export interface CertificateChain {
   notAfter: string;
 }
 
+const pem = (label: string) => ({ type: 'string', pattern: `-----BEGIN ${label}-----` }) as const;
+
+/** JSON schema of a stored {@link CertificateChain} (part of data-dir documents). */
+export const certificateChainSchema = {
+  type: 'object',
+  required: ['rootPrivatePem', 'rootCertificate', 'signingCertificate', 'notBefore', 'notAfter'],
+  properties: {
+    rootPrivatePem: pem('PRIVATE KEY'),
+    rootCertificate: pem('CERTIFICATE'),
+    signingCertificate: pem('CERTIFICATE'),
+    notBefore: { type: 'string', minLength: 1 },
+    notAfter: { type: 'string', minLength: 1 },
+  },
+} as const;
+
 /** Options of {@link createCertificateChain}. */
 export interface CreateCertificateChainOptions {
   /** Issue time in ms since the epoch (the server clock). */

@@ -24,6 +24,30 @@ export interface StoredRsaKey {
   privatePem: string;
 }
 
+/** JSON schema of a {@link StoredRsaKey} (the shape of its data-dir documents). */
+export const storedRsaKeySchema = {
+  type: 'object',
+  required: ['kid', 'privatePem'],
+  properties: {
+    kid: { type: 'string', minLength: 1 },
+    privatePem: { type: 'string', pattern: '-----BEGIN PRIVATE KEY-----' },
+  },
+} as const;
+
+/**
+ * Checks that a stored key parses as an RSA private key; throws an Error saying what is wrong
+ * (`where` names the member, e.g. `/0/privatePem`).
+ */
+export function checkStoredRsaKey(stored: StoredRsaKey, where = '/privatePem'): void {
+  let type: string | undefined;
+  try {
+    type = createPrivateKey(stored.privatePem).asymmetricKeyType;
+  } catch {
+    throw new Error(`${where} is not a PKCS#8 private key`);
+  }
+  if (type !== 'rsa') throw new Error(`${where} is not an RSA key`);
+}
+
 /** Generates an RSA-2048 key; `kid` defaults to a hash of the public key. */
 export async function generateRsaKey(kid?: string): Promise<RsaKey> {
   const { privateKey } = await generateKeyPairAsync('rsa', { modulusLength: 2048 });

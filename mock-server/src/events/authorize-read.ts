@@ -1,6 +1,8 @@
+import { jwtVerify } from 'jose';
 import type { TrustedKey } from '../crypto/public-keys.js';
+import { JwsError, verifyCompactJws } from '../crypto/verify-compact-jws.js';
 import { ApiError } from '../errors.js';
-import { JwsError, parseCompactJws, verifyCompactJws } from './verify-jws.js';
+import { EVENT_JWS_ALGS } from './verify-event-jws.js';
 
 const CHALLENGE = { 'WWW-Authenticate': 'Bearer realm="events"' };
 
@@ -11,45 +13,44 @@ function invalidToken(description: string): ApiError {
 }
 
 /**
- * Checks a feed read's `Authorization: Bearer <JWT>`: RS256/RS384/RS512, signed by one of
- * `keys`, unexpired `exp` (required; `nbf` honoured when present), and a claim named after the
- * feed with value `true` or `"*": true`. Throws 401 `unauthorized` (no header), 401
- * `invalid_token`, or 403 `forbidden` (valid token without a claim for this feed).
+ * Checks a feed read's `Authorization: Bearer <JWT>` through jose: RS256/RS384/RS512 (strict
+ * base64url, no `crit` or `b64`), signed by one of `keys`, `exp` required and in the future,
+ * `nbf` and `iat` numeric when present, and a claim named after the feed with value `true` or
+ * `"*": true`. Rejects with 401 `unauthorized` (no header), 401 `invalid_token`, or 403
+ * `forbidden` (valid token without a claim for this feed).
  *
  * @param feed - `<eventSourceId>` or `<eventObjectType>/<eventObjectId>`
  * @param nowMs - server time in milliseconds since the epoch
+ * @example
+ * await authorizeRead(request.headers.authorization, 'app-1', readerKeys, app.clock.now());
  */
-export function authorizeRead(
+export async function authorizeRead(
   authorization: string | undefined,
   feed: string,
   keys: readonly TrustedKey[],
   nowMs: number,
-): void {
+): Promise<void> {
   if (authorization === undefined || authorization.trim() === '') {
     throw new ApiError(401, 'unauthorized', 'Authorization: Bearer <JWT> is required', CHALLENGE);
   }
   const match = /^Bearer +(\S+)\s*$/i.exec(authorization);
   if (!match) throw invalidToken('Expected Authorization: Bearer <JWT>');
-  let claims: unknown;
+  let claims: Record<string, unknown>;
   try {
-    const jws = parseCompactJws(match[1]!);
-    verifyCompactJws(jws, keys);
-    claims = JSON.parse(jws.payloadText);
+    const verified = await verifyCompactJws(match[1]!, keys, {
+      algorithms: EVENT_JWS_ALGS,
+      verify: (token, key) =>
+        jwtVerify(token, key, {
+          algorithms: [...EVENT_JWS_ALGS],
+          requiredClaims: ['exp'],
+          currentDate: new Date(nowMs),
+        }),
+    });
+    claims = verified.result.payload;
   } catch (err) {
-    throw invalidToken(err instanceof JwsError ? err.message : 'The token payload is not JSON');
+    throw invalidToken(err instanceof JwsError ? err.message : 'The token is not valid');
   }
-  if (typeof claims !== 'object' || claims === null || Array.isArray(claims)) {
-    throw invalidToken('The token payload is not a JSON object');
-  }
-  const { exp, nbf } = claims as { exp?: unknown; nbf?: unknown };
-  const now = nowMs / 1000;
-  if (typeof exp !== 'number' || !Number.isFinite(exp)) throw invalidToken('exp is required');
-  if (now >= exp) throw invalidToken('The token has expired');
-  if (nbf !== undefined && (typeof nbf !== 'number' || now < nbf)) {
-    throw invalidToken('The token is not valid yet (nbf)');
-  }
-  const granted = claims as Record<string, unknown>;
-  if (granted[feed] !== true && granted['*'] !== true) {
+  if (claims[feed] !== true && claims['*'] !== true) {
     throw new ApiError(403, 'forbidden', `The token grants no access to feed ${feed}`);
   }
 }

@@ -1,9 +1,4 @@
 import { createHmac, createSign, generateKeyPairSync, type KeyObject } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../app.js';
-import { signCompactJws } from '../crypto/jws.js';
-import { parsePublicKeys } from '../crypto/public-keys.js';
-import { getEventsInternals } from './index.js';
 import {
   createWriterKey,
   getFeed,
@@ -11,7 +6,12 @@ import {
   putJson,
   signEvents,
   timestampsOf,
-} from './test-support.js';
+} from '@test/helpers/mock-server/events.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../app.js';
+import { signCompactJws } from '../crypto/jws.js';
+import { parsePublicKeys } from '../crypto/public-keys.js';
+import { getEventsInternals } from './index.js';
 
 type App = Awaited<ReturnType<typeof buildApp>>;
 
@@ -305,6 +305,56 @@ describe('events service', () => {
           headers: { authorization: `Bearer ${token}` },
         });
         expect(res.statusCode, url).toBe(400);
+        expect(res.json()).toMatchObject({ error: 'invalid_request' });
+      }
+    });
+
+    it('reads back every id it accepts: 512 characters on write and read, 513 refused on both', async () => {
+      // Emoji are two UTF-16 units each: the limit counts characters (code points).
+      const ids = {
+        source: 'S'.repeat(512),
+        type: '\u{1F600}'.repeat(512),
+        object: 'é'.repeat(512),
+      };
+      const event = ev({
+        eventSourceId: ids.source,
+        eventObjectType: ids.type,
+        eventObjectId: ids.object,
+      });
+      expect(await putJson(app, event)).toBe(201);
+      const bySource = await getFeed(app, encodeURIComponent(ids.source), token);
+      expect(bySource.status).toBe(200);
+      expect(bySource.body.count).toBe(1);
+      const byObject = await getFeed(
+        app,
+        `${encodeURIComponent(ids.type)}/${encodeURIComponent(ids.object)}`,
+        token,
+      );
+      expect(byObject.status).toBe(200);
+      expect(byObject.body.count).toBe(1);
+
+      for (const field of ['eventSourceId', 'eventObjectType', 'eventObjectId']) {
+        const long = { ...event, [field]: 'L'.repeat(513) };
+        const res = await app.inject({
+          method: 'POST',
+          url: '/events/put',
+          headers: { 'content-type': 'application/json' },
+          payload: JSON.stringify(long),
+        });
+        expect(res.statusCode, field).toBe(400);
+        expect(res.json()).toMatchObject({ error: 'invalid_request' });
+      }
+      for (const path of [
+        'L'.repeat(513),
+        `t/${'L'.repeat(513)}`,
+        `${'\u{1F600}'.repeat(513)}/o`,
+        'L'.repeat(10_000),
+      ]) {
+        const res = await app.inject({
+          url: `/events/get/${path.split('/').map(encodeURIComponent).join('/')}`,
+          headers: { authorization: `Bearer ${token}` },
+        });
+        expect(res.statusCode).toBe(400);
         expect(res.json()).toMatchObject({ error: 'invalid_request' });
       }
     });

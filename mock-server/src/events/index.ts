@@ -1,22 +1,28 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TrustedKey } from '../crypto/public-keys.js';
 import { ApiError } from '../errors.js';
-import { createEventStore, type EventStore, objectFeedName } from '../store/event-store.js';
+import { measureJsonDepth } from '../json-depth.js';
+import { type EventStore, objectFeedName } from '../store/event-store.js';
 import { authorizeRead } from './authorize-read.js';
 import { buildFeedPage, countInRange, feedPath } from './build-feed.js';
-import { parseFeedQuery } from './feed-query.js';
-import { FeedWaiters } from './feed-waiters.js';
+import { type FeedQuery, parseFeedQuery } from './feed-query.js';
+import type { FeedWaiters } from './feed-waiters.js';
+import { createLongPollResponder } from './long-poll-responder.js';
 import { objectFeedSchema, putSchema, sourceFeedSchema } from './schemas.js';
 import { validateEvents } from './validate-events.js';
-import { JwsError, parseCompactJws, verifyCompactJws } from './verify-jws.js';
-
-/** Largest accepted write body: 1 MiB (DECISIONS.md). */
-export const MAX_EVENT_BODY_BYTES = 1024 * 1024;
+import { verifyEventJws } from './verify-event-jws.js';
 
 /** Internals of a running events service, for tests and diagnostics. */
 export interface EventsInternals {
   readonly store: EventStore;
-  readonly waiters: FeedWaiters;
+  readonly waiters: FeedWaiters<FeedPoll>;
+}
+
+/** A feed read parked as a long poll. */
+interface FeedPoll {
+  reply: FastifyReply;
+  feed: string;
+  query: FeedQuery;
 }
 
 // Keyed by the HTTP server, which the root instance and its encapsulated children share.
@@ -36,7 +42,19 @@ function mediaType(request: FastifyRequest): string {
   return (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
 }
 
-function parseJson(text: string, what: string): unknown {
+/**
+ * Parses written JSON after checking its depth without recursion: a field of an event may nest
+ * `maxDepth` containers, not counting the event object nor a batch array around it.
+ */
+function parseEventJson(text: string, what: string, maxDepth: number): unknown {
+  const allowed = maxDepth + (text.trimStart().startsWith('[') ? 2 : 1);
+  if (measureJsonDepth(text, allowed) > allowed) {
+    throw new ApiError(
+      400,
+      'invalid_request',
+      `${what} nests deeper than ${maxDepth} levels inside an event field`,
+    );
+  }
   try {
     return JSON.parse(text);
   } catch {
@@ -56,39 +74,33 @@ function checkFeedSegment(value: string, name: string): void {
  * and long polling). Events live in memory, and with `dataDir` also in `<dataDir>/events.log`.
  */
 export async function eventsService(app: FastifyInstance): Promise<void> {
-  const store = await createEventStore({
-    dataDir: app.config.dataDir,
-    now: () => app.clock.now(),
+  const { limits } = app.config;
+  const store = app.eventStore;
+  const sendPage = ({ reply, feed, query }: FeedPoll) => {
+    const { url } = reply.request;
+    const search = url.indexOf('?');
+    const uri = `${feedPath(feed)}${search === -1 ? '' : url.slice(search)}`;
+    const page = buildFeedPage(store.feed(feed), feed, query, uri, store.lastTimestamp);
+    reply.type('application/json').send(page.body);
+  };
+  const polls = createLongPollResponder<FeedPoll>({
+    available: ({ feed, query }) => countInRange(store.feed(feed), query.after, query.before),
+    send: sendPage,
   });
-  const waiters = new FeedWaiters();
-  store.onCommit((events) => waiters.notify(events));
-  internals.set(app.server, { store, waiters });
+  store.onCommit((events) => polls.notify(events));
+  internals.set(app.server, { store, waiters: polls.waiters });
   app.resets.set('events', () => store.clear());
-
-  // Responses of long polls that are still being written; shutdown waits for them.
-  const answering = new Set<Promise<void>>();
-  app.addHook('preClose', async () => {
-    waiters.releaseAll();
-    if (answering.size === 0) return;
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      Promise.all(answering),
-      new Promise((resolve) => {
-        timer = setTimeout(resolve, 2000);
-      }),
-    ]);
-    clearTimeout(timer);
-  });
+  // Parked polls answer with what they have; their answers get 2 s to be written.
+  app.addHook('preClose', () => polls.releaseAll(2000));
   app.addHook('onClose', async () => {
     internals.delete(app.server);
-    await store.close();
   });
 
   // Write bodies arrive as text: the route verifies the JWS or parses the legacy JSON itself.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(
     ['application/jose', 'application/json'],
-    { parseAs: 'string', bodyLimit: MAX_EVENT_BODY_BYTES },
+    { parseAs: 'string', bodyLimit: limits.maxBodyBytes },
     (_request, body, done) => done(null, body),
   );
 
@@ -97,21 +109,10 @@ export async function eventsService(app: FastifyInstance): Promise<void> {
     const text = typeof request.body === 'string' ? request.body : '';
     let payload: unknown;
     if (type === 'application/jose') {
-      let jws: ReturnType<typeof parseCompactJws>;
-      try {
-        jws = parseCompactJws(text);
-        if (app.config.eventWriterKeys.length > 0) {
-          verifyCompactJws(jws, app.config.eventWriterKeys);
-        }
-      } catch (err) {
-        if (err instanceof JwsError && err.reason === 'bad_signature') {
-          throw new ApiError(401, 'invalid_signature', err.message);
-        }
-        throw new ApiError(400, 'invalid_request', (err as Error).message);
-      }
-      payload = parseJson(jws.payloadText, 'The JWS payload');
+      const payloadText = await verifyEventJws(text, app.config.eventWriterKeys);
+      payload = parseEventJson(payloadText, 'The JWS payload', limits.maxJsonDepth);
     } else if (type === 'application/json' && !app.config.requireSignedEvents) {
-      payload = parseJson(text, 'The body');
+      payload = parseEventJson(text, 'The body', limits.maxJsonDepth);
     } else {
       throw new ApiError(
         415,
@@ -121,7 +122,7 @@ export async function eventsService(app: FastifyInstance): Promise<void> {
           : 'Send events with Content-Type: application/jose (JWS) or application/json',
       );
     }
-    await store.append(validateEvents(payload));
+    await store.append(validateEvents(payload, limits));
     return reply.code(201).send();
   });
 
@@ -130,52 +131,49 @@ export async function eventsService(app: FastifyInstance): Promise<void> {
       { kid: app.keyring.issuer.kid, key: app.keyring.issuer.publicKey },
     ];
 
-  const readFeed = async (request: FastifyRequest, reply: FastifyReply, feed: string) => {
-    authorizeRead(request.headers.authorization, feed, readerKeys(), app.clock.now());
+  // The feed a read route names (its params are known before any hook runs).
+  const feedOf = (params: unknown): string => {
+    const { eventSourceId, eventObjectType, eventObjectId } = params as Record<string, string>;
+    return eventSourceId ?? objectFeedName(eventObjectType!, eventObjectId!);
+  };
+  // Route -> auth hook -> handler: reads are authorized before anything else of them runs.
+  const authorizeFeedRead = async (request: FastifyRequest) =>
+    authorizeRead(
+      request.headers.authorization,
+      feedOf(request.params),
+      readerKeys(),
+      app.clock.now(),
+    );
+
+  // Not async: a parked poll keeps no promise chain, only its waiter (bench row 5).
+  const readFeed = (request: FastifyRequest, reply: FastifyReply, feed: string): void => {
     const query = parseFeedQuery(request.query as Record<string, unknown>);
+    const poll: FeedPoll = { reply, feed, query };
     const canGrow = query.before === undefined || query.before > store.lastTimestamp + 1n;
-    if (query.after !== undefined && query.maxWaitMs > 0 && canGrow) {
-      const settled = new Promise<void>((resolve) => {
-        reply.raw.once('close', resolve);
-        reply.raw.once('finish', resolve);
-      });
-      answering.add(settled);
-      void settled.then(() => answering.delete(settled));
-      await waiters.wait({
-        feed,
-        available: () => countInRange(store.feed(feed), query.after, query.before),
-        maxEventCount: query.maxEventCount,
-        minWaitMs: query.minWaitMs,
-        maxWaitMs: query.maxWaitMs,
-        signal: request.signal,
-      });
-      // The client went away while parked: nobody to answer.
-      if (request.signal.aborted) return reply.hijack();
-    }
-    const search = request.url.indexOf('?');
-    const uri = `${feedPath(feed)}${search === -1 ? '' : request.url.slice(search)}`;
-    const page = buildFeedPage(store.feed(feed), feed, query, uri, store.lastTimestamp);
-    return reply.type('application/json').send(page.body);
+    const wait = query.after !== undefined && query.maxWaitMs > 0 && canGrow;
+    const { maxEventCount, minWaitMs, maxWaitMs } = query;
+    if (wait && polls.park(poll, { feed, maxEventCount, minWaitMs, maxWaitMs })) return;
+    sendPage(poll);
   };
 
   app.get<{ Params: { eventSourceId: string } }>(
     '/get/:eventSourceId',
-    { schema: sourceFeedSchema },
-    async (request, reply) => {
+    { schema: sourceFeedSchema(limits.maxIdLength), onRequest: authorizeFeedRead },
+    (request, reply) => {
       const { eventSourceId } = request.params;
       checkFeedSegment(eventSourceId, 'eventSourceId');
-      return readFeed(request, reply, eventSourceId);
+      readFeed(request, reply, eventSourceId);
     },
   );
 
   app.get<{ Params: { eventObjectType: string; eventObjectId: string } }>(
     '/get/:eventObjectType/:eventObjectId',
-    { schema: objectFeedSchema },
-    async (request, reply) => {
+    { schema: objectFeedSchema(limits.maxIdLength), onRequest: authorizeFeedRead },
+    (request, reply) => {
       const { eventObjectType, eventObjectId } = request.params;
       checkFeedSegment(eventObjectType, 'eventObjectType');
       checkFeedSegment(eventObjectId, 'eventObjectId');
-      return readFeed(request, reply, objectFeedName(eventObjectType, eventObjectId));
+      readFeed(request, reply, objectFeedName(eventObjectType, eventObjectId));
     },
   );
 }

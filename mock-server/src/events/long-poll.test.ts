@@ -1,7 +1,7 @@
+import { mintReadToken, putJson } from '@test/helpers/mock-server/events.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildApp } from '../app.js';
 import { getEventsInternals } from './index.js';
-import { mintReadToken, putJson } from './test-support.js';
 
 type App = Awaited<ReturnType<typeof buildApp>>;
 

@@ -1,6 +1,12 @@
+import {
+  type FeedResult,
+  getFeed,
+  mintReadToken,
+  putJson,
+  timestampsOf,
+} from '@test/helpers/mock-server/events.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../app.js';
-import { type FeedResult, getFeed, mintReadToken, putJson, timestampsOf } from './test-support.js';
 
 type App = Awaited<ReturnType<typeof buildApp>>;
 

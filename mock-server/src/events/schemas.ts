@@ -60,13 +60,19 @@ const feedSchema = {
 
 const readErrors = { 400: apiErrorSchema, 401: apiErrorSchema, 403: apiErrorSchema };
 
-/** `POST /events/put`. The body is parsed by the route itself (JWS or legacy JSON). */
+/**
+ * `POST /events/put`. The body is parsed by the route itself (JWS or legacy JSON), so its
+ * limits are described here rather than enforced by this schema.
+ */
 export const putSchema = {
   summary: 'Write one event or an array of events',
   description:
     'Body: a compact JWS (`Content-Type: application/jose`, RS256/RS384/RS512) whose payload is ' +
     'one event object or an array of them; or, unless the server requires signed events, the ' +
-    'same JSON with `Content-Type: application/json`. Limit 1 MiB. All-or-nothing.',
+    'same JSON with `Content-Type: application/json`. All-or-nothing. Limits (defaults, each ' +
+    'configurable): body 1 MiB (413); `eventSourceId`, `eventObjectType`, `eventObjectId` at ' +
+    'most 512 characters, as on read (400); a field of an event nests at most 64 containers ' +
+    '(400).',
   response: {
     201: { description: 'Stored', type: 'null' },
     400: apiErrorSchema,
@@ -76,29 +82,35 @@ export const putSchema = {
   },
 } as const;
 
-/** `GET /events/get/:eventSourceId`. */
-export const sourceFeedSchema = {
-  summary: 'Feed of the events sent by a source',
-  params: {
-    type: 'object',
-    required: ['eventSourceId'],
-    properties: { eventSourceId: { type: 'string', minLength: 1 } },
-  },
-  querystring: feedQuerySchema,
-  response: { 200: feedSchema, ...readErrors },
-} as const;
+/** A feed path segment: the same length limit as on write (DECISIONS.md "Limits"). */
+const feedSegment = (maxIdLength: number, description: string) =>
+  ({ type: 'string', minLength: 1, maxLength: maxIdLength, description }) as const;
 
-/** `GET /events/get/:eventObjectType/:eventObjectId`. */
-export const objectFeedSchema = {
-  summary: 'Feed of the events related to an object',
-  params: {
-    type: 'object',
-    required: ['eventObjectType', 'eventObjectId'],
-    properties: {
-      eventObjectType: { type: 'string', minLength: 1 },
-      eventObjectId: { type: 'string', minLength: 1 },
+/** `GET /events/get/:eventSourceId`; ids longer than `maxIdLength` are 400. */
+export const sourceFeedSchema = (maxIdLength: number) =>
+  ({
+    summary: 'Feed of the events sent by a source',
+    params: {
+      type: 'object',
+      required: ['eventSourceId'],
+      properties: { eventSourceId: feedSegment(maxIdLength, 'No slash') },
     },
-  },
-  querystring: feedQuerySchema,
-  response: { 200: feedSchema, ...readErrors },
-} as const;
+    querystring: feedQuerySchema,
+    response: { 200: feedSchema, ...readErrors },
+  }) as const;
+
+/** `GET /events/get/:eventObjectType/:eventObjectId`; ids longer than `maxIdLength` are 400. */
+export const objectFeedSchema = (maxIdLength: number) =>
+  ({
+    summary: 'Feed of the events related to an object',
+    params: {
+      type: 'object',
+      required: ['eventObjectType', 'eventObjectId'],
+      properties: {
+        eventObjectType: feedSegment(maxIdLength, 'No slash'),
+        eventObjectId: feedSegment(maxIdLength, 'No slash'),
+      },
+    },
+    querystring: feedQuerySchema,
+    response: { 200: feedSchema, ...readErrors },
+  }) as const;

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ApiError } from '../errors.js';
+import { codePointLength } from '../limits.js';
 import type { NewEvent } from '../store/event-store.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -12,21 +13,40 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function checkId(event: Record<string, unknown>, field: string, where: string): void {
+function checkId(
+  event: Record<string, unknown>,
+  field: string,
+  where: string,
+  maxLength: number,
+): void {
   const value = event[field];
   if (value === undefined) return;
   if (typeof value !== 'string' || value === '') {
     throw invalid(`${where}: ${field} must be a non-empty string`);
   }
   if (value.includes('/')) throw invalid(`${where}: ${field} must not contain a forward slash`);
+  // The same limit as the read routes' path parameters, so whatever is written can be read.
+  if (codePointLength(value) > maxLength) {
+    throw invalid(`${where}: ${field} is longer than ${maxLength} characters`);
+  }
+}
+
+/** Options of {@link validateEvents}. */
+export interface ValidateEventsOptions {
+  /** Longest `eventSourceId`, `eventObjectType` and `eventObjectId`, in code points. */
+  maxIdLength: number;
 }
 
 /**
  * Validates a written body (one event object or a non-empty array of them) by the rules of
  * DECISIONS.md and returns the events to store, each with an `eventId` (a new UUID when absent).
  * Throws a 400 `invalid_request` ApiError naming the first problem; nothing is stored then.
+ * (JSON nesting is limited before the body is parsed: see `measureJsonDepth`.)
+ *
+ * @example
+ * const events = validateEvents(JSON.parse(text), { maxIdLength: 512 });
  */
-export function validateEvents(body: unknown): NewEvent[] {
+export function validateEvents(body: unknown, options: ValidateEventsOptions): NewEvent[] {
   const list = Array.isArray(body) ? body : [body];
   if (list.length === 0) throw invalid('The body is an empty array; send at least one event');
   return list.map((event, i) => {
@@ -42,9 +62,9 @@ export function validateEvents(body: unknown): NewEvent[] {
       throw invalid(`${where}: eventType "instruction" is reserved for feed instructions`);
     }
     if (event.eventSourceId === undefined) throw invalid(`${where}: eventSourceId is required`);
-    checkId(event, 'eventSourceId', where);
-    checkId(event, 'eventObjectType', where);
-    checkId(event, 'eventObjectId', where);
+    checkId(event, 'eventSourceId', where, options.maxIdLength);
+    checkId(event, 'eventObjectType', where, options.maxIdLength);
+    checkId(event, 'eventObjectId', where, options.maxIdLength);
     if ((event.eventObjectType === undefined) !== (event.eventObjectId === undefined)) {
       throw invalid(`${where}: eventObjectType and eventObjectId must be given together`);
     }

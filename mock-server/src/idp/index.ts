@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { toPublicJwk } from '../crypto/jwk.js';
 import { signCompactJws } from '../crypto/jws.js';
+import { useStrictBodyValidation } from '../validation/strict-body-validation.js';
 import { discoverySchema, jwksSchema, tokenRequestSchema } from './schemas.js';
 
 interface TokenRequest {
@@ -17,6 +18,7 @@ interface TokenRequest {
  * (`{ "claims": { "*": true } }`) for a server started without `--event-reader-key`.
  */
 export async function idpService(app: FastifyInstance): Promise<void> {
+  useStrictBodyValidation(app);
   app.get('/.well-known/openid-configuration', { schema: discoverySchema }, async () => {
     const issuer = app.config.issuer;
     return {

@@ -43,6 +43,35 @@ export const RESERVED_PARAMETERS: ReadonlySet<string> = new Set([
   'entitlementId',
 ]);
 
+/**
+ * Names an item (or released lease id) may not have: they are claims of the lease token, and an
+ * item claim `<item>: true` named like one would be overwritten by it (DECISIONS.md "Limits").
+ * `__proto__` cannot be a claim name of a JavaScript object at all.
+ */
+export const CLAIM_NAMES: ReadonlySet<string> = new Set([
+  'iss',
+  'sub',
+  'aud',
+  'iat',
+  'exp',
+  'nbf',
+  'jti',
+  'lic',
+  'rfr',
+  'hw',
+  'hwName',
+  'process',
+  'version',
+  'consumptionMode',
+  '__proto__',
+]);
+
+/** Options of {@link parseAuthzRequest}. */
+export interface ParseAuthzRequestOptions {
+  /** Most items (or released lease ids) per request; more is 400. Default 100. */
+  maxItems?: number;
+}
+
 const CONSUMPTION_MODES = new Set(['cache', 'checkout']);
 
 function invalid(description: string): ApiError {
@@ -78,14 +107,20 @@ function isTruthyFlag(value: string): boolean {
  * Parses the parameters of an `/authz/.jwt` request: the raw query string and, for a POST, the
  * raw `application/x-www-form-urlencoded` body, in that order. Items are the non-reserved names
  * (`ItemA`, `ItemA=`, `ItemA=;licenseId=L1;leaseId=J1`); `release` turns the remaining names into
- * lease ids to release. Throws a 400 `invalid_request` ApiError for bad input or a request
- * naming neither an item nor a release.
+ * lease ids to release. Throws a 400 `invalid_request` ApiError for bad input, a request naming
+ * neither an item nor a release, more than `maxItems` items or lease ids, or an item or lease id
+ * named like a token claim ({@link CLAIM_NAMES}).
  *
  * @example
  * parseAuthzRequest('ItemA&hw=H1;name=Desk&version=1.2');
  * // { items: [{ name: 'ItemA' }], release: undefined, echo: { hw: 'H1', hwName: 'Desk', version: '1.2' } }
  */
-export function parseAuthzRequest(query: string, body?: string): AuthzRequest {
+export function parseAuthzRequest(
+  query: string,
+  body?: string,
+  options: ParseAuthzRequestOptions = {},
+): AuthzRequest {
+  const maxItems = options.maxItems ?? 100;
   const text = body ? (query ? `${query}&${body}` : body) : query;
   const names: [string, string][] = [];
   const echo: AuthzEcho = {};
@@ -99,6 +134,13 @@ export function parseAuthzRequest(query: string, body?: string): AuthzRequest {
     const value = eq < 0 ? '' : decode(pair.slice(eq + 1));
     if (name === '') throw invalid('A parameter has an empty name');
     if (!RESERVED_PARAMETERS.has(name)) {
+      if (CLAIM_NAMES.has(name)) {
+        throw invalid(`${name} is a token claim and cannot name an item or a lease`);
+      }
+      // Checked as they come: a huge request stops here, not after splitting all of it.
+      if (names.length >= maxItems) {
+        throw invalid(`More than ${maxItems} items or lease ids in one request`);
+      }
       names.push([name, value]);
       continue;
     }
@@ -138,7 +180,15 @@ export function parseAuthzRequest(query: string, body?: string): AuthzRequest {
 
   if (release) {
     const ids = names.map(([name]) => name);
-    if (leaseId !== undefined) ids.push(leaseId);
+    if (leaseId !== undefined) {
+      if (CLAIM_NAMES.has(leaseId)) {
+        throw invalid(`${leaseId} is a token claim and cannot name a lease`);
+      }
+      if (ids.length >= maxItems) {
+        throw invalid(`More than ${maxItems} items or lease ids in one request`);
+      }
+      ids.push(leaseId);
+    }
     if (ids.length === 0) throw invalid('A release names no lease id');
     return { items: [], release: ids, echo };
   }

@@ -24,7 +24,11 @@ export function rawParameters(request: FastifyRequest): [string, string | undefi
   return [query, body];
 }
 
-/** The absolute base URL of the service that `request` reached, e.g. `http://h:1/standby`. */
+/**
+ * The absolute base URL of a service, e.g. `https://licensing.example.test/standby`: the server's
+ * own public URL (`--public-url`, default the URL it listens on) plus the service's prefix. Never
+ * taken from the request's `Host` header, which any client can set (DECISIONS.md "Limits").
+ */
 export function serviceBaseUrl(request: FastifyRequest, prefix: string): string {
-  return `${request.protocol}://${request.host || 'localhost'}${prefix}`;
+  return `${request.server.config.publicUrl}${prefix}`;
 }

@@ -7,7 +7,10 @@ export const authzQuerySchema = {
   description:
     'Licensed items are bare parameter names (`ItemA`, `ItemA=`, `ItemA=;licenseId=L1;leaseId=J1`); ' +
     'the names below are reserved. A POST may carry the same parameters as an ' +
-    '`application/x-www-form-urlencoded` body.',
+    '`application/x-www-form-urlencoded` body. Limits (400 `invalid_request`): at most 100 ' +
+    'items or released lease ids per request (`--max-items`); an item or lease id may not be ' +
+    'named like a token claim (`iss`, `sub`, `aud`, `iat`, `exp`, `nbf`, `jti`, `lic`, `rfr`, ' +
+    '`hw`, `hwName`, `process`, `version`, `consumptionMode`) or `__proto__`.',
   properties: {
     hw: { description: '`<id>` or `<id>;name=<label>`; echoed as `hw` and `hwName`' },
     process: { description: 'Echoed as `process`' },

@@ -5,17 +5,18 @@ import { rawParameters, serviceBaseUrl } from './request-parameters.js';
 
 /**
  * The shared end of both services' `/authz/.jwt`: parses the request's raw parameters, issues
- * the tokens (`iss` = the base URL the request reached under `prefix`) and sends them as
- * `application/jwt`.
+ * the tokens (`iss` = the server's public base URL under `prefix`) and sends them as
+ * `application/jwt`. Bad parameters reject with the parser's 400 ApiError.
  */
-export function sendLeaseTokens(
+export async function sendLeaseTokens(
   request: FastifyRequest,
   reply: FastifyReply,
   prefix: string,
   options: Omit<IssueLeaseTokensOptions, 'issuer'>,
-): FastifyReply {
+): Promise<FastifyReply> {
   const [query, body] = rawParameters(request);
-  const tokens = issueLeaseTokens(parseAuthzRequest(query, body), {
+  const limits = { maxItems: request.server.config.limits.maxItemsPerRequest };
+  const tokens = await issueLeaseTokens(parseAuthzRequest(query, body, limits), {
     ...options,
     issuer: serviceBaseUrl(request, prefix),
   });

@@ -1,14 +1,19 @@
 import type { FastifyInstance } from 'fastify';
 import { createFaultHook } from '../admin/fault-hook.js';
 import type { FaultRegistry } from '../admin/fault-registry.js';
+import { installAuthHook } from '../auth/auth-hook.js';
 import { createAuthenticator } from '../auth/authenticate.js';
+import { ID_TOKEN_GRACE_SECONDS } from '../auth/id-token-grace.js';
 import { toX5c } from '../crypto/certificates.js';
 import { toPublicJwk } from '../crypto/jwk.js';
 import { issueLeaseTokens } from '../licensing/issue-lease-tokens.js';
+import type { ItemDecision } from '../licensing/lease-claims.js';
+import type { AuthzItem } from '../licensing/parse-authz-request.js';
 import { addFormBodyParser, serviceBaseUrl } from '../licensing/request-parameters.js';
+import { sendLeaseClaims } from '../licensing/send-lease-claims.js';
 import { sendLeaseTokens } from '../licensing/send-lease-tokens.js';
 import { loadMainCertificates } from './main-certificates.js';
-import { authzSchema, checkoutSchema, jwksSchema } from './schemas.js';
+import { authzJsonSchema, authzSchema, checkoutSchema, jwksSchema } from './schemas.js';
 
 /** Options of {@link mainService}. */
 export interface MainServiceOptions {
@@ -31,9 +36,10 @@ interface CheckoutResult {
 }
 
 /**
- * The mock main licensing service, mounted at `/main`: `/authz/.jwt` against the catalogue
- * (`config.items`, `*` = every item), `POST /licensing/actions/checkout`, and a public JWKS of the
- * main deployment key with its `x5c` chain. ID tokens must be unexpired here (no grace).
+ * The mock main licensing service, mounted at `/main`: `/authz/.jwt` and its JSON form
+ * `/authz/.json` against the catalogue (`config.items`, `*` = every item) and the callers'
+ * provisioned licenses (`app.licenseBook`), `POST /licensing/actions/checkout`, and a public JWKS
+ * of the main deployment key with its `x5c` chain. ID tokens must be unexpired here (no grace).
  */
 export async function mainService(
   app: FastifyInstance,
@@ -44,37 +50,72 @@ export async function mainService(
   const chain = await loadMainCertificates(app.store, signer, now());
   const jwks = { keys: [toPublicJwk(signer, toX5c(chain))] };
   const catalogue = app.config.items;
-  const isLicensed = catalogue.has('*') ? undefined : (item: string) => catalogue.has(item);
-  const authenticate = createAuthenticator(app, {
-    realm: 'main',
-    schemes: ['IdToken', 'Bearer', 'ServiceKeyHash'],
-    graceSeconds: 0,
-  });
-  const authenticateUser = createAuthenticator(app, {
-    realm: 'main',
-    schemes: ['IdToken', 'Bearer'],
-    graceSeconds: 0,
-  });
+  const everyItem = catalogue.has('*');
+  const book = app.licenseBook;
   const prefix = app.prefix;
+  // An item is granted from the caller's live license (its id becomes `lic`), else from the
+  // catalogue, else denied (DECISIONS.md "Main service provisioning and its events").
+  const decideFor =
+    (sub: string) =>
+    (item: AuthzItem): ItemDecision => {
+      const license = book.liveLicense(sub, item.name, item.licenseId);
+      if (license) return { granted: true, licenseId: license.licenseId };
+      return { granted: everyItem || catalogue.has(item.name) };
+    };
 
-  // The main service keeps no state of its own (its key and chain are permanent).
-  app.resets.set('main', () => undefined);
+  // Its key and chain are permanent; licenses and blocked codes go (their outbox stays).
+  app.resets.set('main', () => book.reset());
   addFormBodyParser(app);
+  // Faults first: an outage answers before anything else runs.
   if (options.faults) app.addHook('onRequest', createFaultHook(options.faults, prefix));
+  installAuthHook(app, {
+    authenticate: createAuthenticator(app, {
+      realm: 'main',
+      schemes: ['IdToken', 'Bearer', 'ServiceKeyHash'],
+      graceSeconds: ID_TOKEN_GRACE_SECONDS.main,
+    }),
+    authenticateUser: createAuthenticator(app, {
+      realm: 'main',
+      schemes: ['IdToken', 'Bearer'],
+      graceSeconds: ID_TOKEN_GRACE_SECONDS.main,
+    }),
+  });
 
-  app.get('/.well-known/jwks.json', { schema: jwksSchema }, async () => jwks);
+  app.get(
+    '/.well-known/jwks.json',
+    { schema: jwksSchema, config: { access: 'public' } },
+    async () => jwks,
+  );
 
   app.route({
     method: ['GET', 'POST'],
     url: '/authz/.jwt',
     schema: authzSchema,
+    config: { access: 'caller' },
     handler: (request, reply) => {
-      const caller = authenticate(request);
+      const subject = request.caller!.sub;
       return sendLeaseTokens(request, reply, prefix, {
-        subject: caller.sub,
+        subject,
         now: now(),
         signer,
-        ...(isLicensed ? { isLicensed } : {}),
+        signingPool: app.signingPool,
+        decide: decideFor(subject),
+      });
+    },
+  });
+
+  // The JSON form that vendor web clients release through: one item's claims, unsigned.
+  app.route({
+    method: ['GET', 'POST'],
+    url: '/authz/.json',
+    schema: authzJsonSchema,
+    config: { access: 'caller' },
+    handler: (request, reply) => {
+      const subject = request.caller!.sub;
+      return sendLeaseClaims(request, reply, prefix, {
+        subject,
+        now: now(),
+        decide: decideFor(subject),
       });
     },
   });
@@ -82,17 +123,19 @@ export async function mainService(
   app.post<{ Body: CheckoutLine[] }>(
     '/licensing/actions/checkout',
     {
-      schema: checkoutSchema,
-      // Authenticate before the body is validated: an anonymous caller gets 401, not 400.
-      preValidation: async (request) => {
-        authenticateUser(request);
-      },
+      schema: checkoutSchema(app.config.limits.maxItemsPerRequest),
+      // ID tokens only; checked before the body is read, so an anonymous caller gets 401.
+      config: { access: 'user' },
     },
     async (request): Promise<CheckoutResult[]> => {
-      const caller = authenticateUser(request);
+      const caller = request.caller!;
       const issuer = serviceBaseUrl(request, prefix);
-      return request.body.map(({ productName }) => {
-        if (isLicensed && !isLicensed(productName)) {
+      const decide = decideFor(caller.sub);
+      // One signing task per granted line, so a long checkout spreads over the threads.
+      const lines = request.body.map(async ({ productName }): Promise<CheckoutResult> => {
+        const item = { name: productName };
+        const decision = decide(item);
+        if (!decision.granted) {
           return {
             productName,
             granted: false,
@@ -100,12 +143,20 @@ export async function mainService(
             errorDescription: `No license found for ${productName}`,
           };
         }
-        const jwt = issueLeaseTokens(
-          { items: [{ name: productName }], release: undefined, echo: {} },
-          { issuer, subject: caller.sub, now: now(), signer },
+        const jwt = await issueLeaseTokens(
+          { items: [item], release: undefined, echo: {} },
+          {
+            issuer,
+            subject: caller.sub,
+            now: now(),
+            signer,
+            signingPool: app.signingPool,
+            decide: () => decision,
+          },
         );
         return { productName, granted: true, jwt };
       });
+      return Promise.all(lines);
     },
   );
 }

@@ -1,10 +1,11 @@
 import 'reflect-metadata';
 import { createPublicKey, verify, webcrypto } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
+import { decodeJwt } from '@test/helpers/mock-server/decode-jwt.js';
+import { signTestIdToken } from '@test/helpers/mock-server/id-tokens.js';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../app.js';
-import { decodeJwt, signTestIdToken } from '../licensing/test-helpers.js';
 
 const provider = webcrypto as unknown as Crypto;
 const START = Date.UTC(2031, 2, 3);
@@ -59,7 +60,7 @@ describe('main service', () => {
     expect(a!.header).toEqual({ alg: 'RS256', kid: app.keyring.main.kid, typ: 'JWT' });
     expect(a!.payload).toMatchObject({
       ItemA: true,
-      iss: 'http://localhost:80/main',
+      iss: 'http://localhost/main',
       sub: 'bob',
       iat,
       exp: iat + 28_800,
@@ -138,6 +139,12 @@ describe('main service', () => {
       [{ productName: 'ItemA', qty: 0, qtyDimension: 'SEATS' }],
       [{ productName: 'ItemA', qty: 1, qtyDimension: 'MINUTES' }],
       { productName: 'ItemA' },
+      [{ productName: 'exp', qty: 1, qtyDimension: 'SEATS' }],
+      Array.from({ length: 101 }, (_, i) => ({
+        productName: `P${i}`,
+        qty: 1,
+        qtyDimension: 'SEATS',
+      })),
     ]) {
       const res = await app.inject({
         method: 'POST',

@@ -1,6 +1,8 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { createApiKeyCheck } from '../auth/api-key.js';
+import { installAuthHook } from '../auth/auth-hook.js';
 import { createAuthenticator } from '../auth/authenticate.js';
+import { ID_TOKEN_GRACE_SECONDS } from '../auth/id-token-grace.js';
 import { ApiError } from '../errors.js';
 import { addFormBodyParser } from '../licensing/request-parameters.js';
 import { sendLeaseTokens } from '../licensing/send-lease-tokens.js';
@@ -13,11 +15,6 @@ import {
   jwksSchema,
   signingKeySchema,
 } from './schemas.js';
-import { loadSigningKeyRing } from './signing-keys.js';
-import { loadStandbyState } from './standby-state.js';
-
-/** ID tokens stay acceptable on the standby for 24 h after `exp`. */
-const ID_TOKEN_GRACE_SECONDS = 86_400;
 
 /**
  * The standby licensing service, mounted at `/standby`: management calls (`Service-ApiKey`),
@@ -26,33 +23,31 @@ const ID_TOKEN_GRACE_SECONDS = 86_400;
  */
 export async function standbyService(app: FastifyInstance): Promise<void> {
   const now = () => app.clock.now();
-  const [keys, state] = await Promise.all([
-    loadSigningKeyRing(app.store, now),
-    loadStandbyState(app.store, {
-      initial: app.config.state,
-      propagationDelayMs: app.config.propagationDelayMs,
-      now,
-    }),
-  ]);
+  const keys = app.signingKeys;
+  const state = app.standbyState;
   const { apiKeyHeader, signingKeyIdHeader } = app.config.wireNames;
   const apiKeyField = apiKeyHeader.toLowerCase();
   const signingKeyField = signingKeyIdHeader.toLowerCase();
-  const checkApiKey = createApiKeyCheck(app.apiKey, apiKeyHeader);
-  const authenticate = createAuthenticator(app, {
-    realm: 'standby',
-    schemes: ['IdToken', 'ServiceKeyHash'],
-    graceSeconds: ID_TOKEN_GRACE_SECONDS,
-  });
   const prefix = app.prefix;
   const dormant = () =>
     new ApiError(403, 'standby_dormant', 'The standby licensing service is dormant');
 
   app.resets.set('standby', () => state.reset());
   addFormBodyParser(app);
+  // Route -> auth hook -> handler: every route names its access in `config.access`.
+  installAuthHook(app, {
+    authenticate: createAuthenticator(app, {
+      realm: 'standby',
+      schemes: ['IdToken', 'ServiceKeyHash'],
+      graceSeconds: ID_TOKEN_GRACE_SECONDS.standby,
+    }),
+    management: { check: createApiKeyCheck(app.apiKey, apiKeyHeader), field: apiKeyField },
+  });
+  const management = { access: 'management' } as const;
+  const caller = { access: 'caller' } as const;
 
   // A management call moves the state (after the propagation delay) and answers `true`.
-  const manage = (target: 'active' | 'dormant') => async (request: FastifyRequest) => {
-    checkApiKey(request.headers[apiKeyField]);
+  const manage = (target: 'active' | 'dormant') => async () => {
     await state.set(target);
     return true;
   };
@@ -63,11 +58,11 @@ export async function standbyService(app: FastifyInstance): Promise<void> {
     method: ['PATCH', 'POST', 'PUT'],
     url: '/enabled',
     schema: enableSchema,
+    config: management,
     handler: enable,
   });
 
-  app.get('/enabled', { schema: enabledStatusSchema }, async (request) => {
-    authenticate(request);
+  app.get('/enabled', { schema: enabledStatusSchema, config: caller }, async () => {
     return state.current() === 'active';
   });
 
@@ -75,30 +70,36 @@ export async function standbyService(app: FastifyInstance): Promise<void> {
     method: ['PATCH', 'POST', 'PUT'],
     url: '/disabled',
     schema: disableSchema,
+    config: management,
     handler: disable,
   });
 
   // GET /disabled is a management call when it carries the API key header, else a status check.
-  app.get('/disabled', { schema: disabledSchema }, async (request) => {
-    if (request.headers[apiKeyField] !== undefined) return disable(request);
-    authenticate(request);
-    return state.current() === 'dormant';
-  });
+  app.get(
+    '/disabled',
+    { schema: disabledSchema, config: { access: 'management-or-caller' } },
+    async (request) => {
+      if (request.headers[apiKeyField] !== undefined) return disable();
+      return state.current() === 'dormant';
+    },
+  );
 
-  app.post('/signing-keys', { schema: signingKeySchema }, async (request, reply) => {
-    checkApiKey(request.headers[apiKeyField]);
-    const { key, chain } = await keys.generate();
-    return reply.code(201).send({
-      keyId: key.kid,
-      rootCertificate: chain.rootCertificate,
-      signingCertificate: chain.signingCertificate,
-      notBefore: chain.notBefore,
-      notAfter: chain.notAfter,
-    });
-  });
+  app.post(
+    '/signing-keys',
+    { schema: signingKeySchema, config: management },
+    async (_request, reply) => {
+      const { key, chain } = await keys.generate();
+      return reply.code(201).send({
+        keyId: key.kid,
+        rootCertificate: chain.rootCertificate,
+        signingCertificate: chain.signingCertificate,
+        notBefore: chain.notBefore,
+        notAfter: chain.notAfter,
+      });
+    },
+  );
 
-  app.get('/.well-known/jwks.json', { schema: jwksSchema }, async (request) => {
-    authenticate(request);
+  app.get('/.well-known/jwks.json', { schema: jwksSchema, config: caller }, async () => {
     if (state.current() !== 'active') throw dormant();
     return keys.jwks();
   });
@@ -107,8 +108,8 @@ export async function standbyService(app: FastifyInstance): Promise<void> {
     method: ['GET', 'POST'],
     url: '/authz/.jwt',
     schema: authzSchema,
+    config: caller,
     handler: (request, reply) => {
-      const caller = authenticate(request);
       if (state.current() !== 'active') throw dormant();
       const wanted = request.headers[signingKeyField];
       let signer = keys.current;
@@ -120,9 +121,10 @@ export async function standbyService(app: FastifyInstance): Promise<void> {
         signer = found;
       }
       return sendLeaseTokens(request, reply, prefix, {
-        subject: caller.sub,
+        subject: request.caller!.sub,
         now: now(),
         signer: signer.key,
+        signingPool: app.signingPool,
       });
     },
   });

@@ -1,6 +1,19 @@
-import { type CertificateChain, createCertificateChain, toX5c } from '../crypto/certificates.js';
+import {
+  type CertificateChain,
+  certificateChainSchema,
+  createCertificateChain,
+  toX5c,
+} from '../crypto/certificates.js';
 import { type PublicRsaJwk, toPublicJwk } from '../crypto/jwk.js';
-import { generateRsaKey, loadRsaKey, type RsaKey, storeRsaKey } from '../crypto/rsa-key.js';
+import {
+  checkStoredRsaKey,
+  generateRsaKey,
+  loadRsaKey,
+  type RsaKey,
+  storedRsaKeySchema,
+  storeRsaKey,
+} from '../crypto/rsa-key.js';
+import { createDocumentCheck } from '../store/document-check.js';
 import type { StateStore } from '../store/state-store.js';
 
 /** A standby signing key with its certificate chain and public JWK. */
@@ -35,6 +48,30 @@ export interface SigningKeyRing {
 
 /** State-store document holding every signing key and its root key. */
 const DOCUMENT = 'standby-signing-keys';
+
+const checkKeys = createDocumentCheck<StoredSigningKey[]>(
+  {
+    type: 'array',
+    minItems: 1,
+    items: {
+      type: 'object',
+      required: [...storedRsaKeySchema.required, 'createdAt', 'chain'],
+      properties: {
+        ...storedRsaKeySchema.properties,
+        createdAt: { type: 'string', minLength: 1 },
+        chain: certificateChainSchema,
+      },
+    },
+  },
+  (keys) => {
+    const kids = new Set<string>();
+    keys.forEach((key, i) => {
+      checkStoredRsaKey(key, `/${i}/privatePem`);
+      if (kids.has(key.kid)) throw new Error(`/${i}/kid ${key.kid} is there twice`);
+      kids.add(key.kid);
+    });
+  },
+);
 
 async function makeKey(now: number): Promise<SigningKey> {
   const key = await generateRsaKey();
@@ -74,7 +111,7 @@ export async function loadSigningKeyRing(
   store: StateStore,
   now: () => number,
 ): Promise<SigningKeyRing> {
-  const stored = await store.read<StoredSigningKey[]>(DOCUMENT);
+  const stored = await store.read(DOCUMENT, checkKeys);
   let keys: SigningKey[] = stored?.map(fromStored) ?? [];
   let byKid = new Map(keys.map((k) => [k.key.kid, k]));
   let jwks = { keys: keys.map((k) => k.jwk) };

@@ -1,11 +1,12 @@
 import 'reflect-metadata';
 import { createPublicKey, verify, webcrypto } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
+import { decodeJwt } from '@test/helpers/mock-server/decode-jwt.js';
+import { signTestIdToken } from '@test/helpers/mock-server/id-tokens.js';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../app.js';
 import { computeServiceKeyHash } from '../auth/service-key-hash.js';
-import { decodeJwt, signTestIdToken } from '../licensing/test-helpers.js';
 
 const provider = webcrypto as unknown as Crypto;
 const START = Date.UTC(2030, 0, 15, 12, 0, 0);
@@ -161,7 +162,7 @@ describe('standby service', () => {
         expect(verifyWithJwks(tokens[i]!, keys)).toBe(true);
         expect(header).toEqual({ alg: 'RS256', kid: keys[0]!.kid, typ: 'JWT' });
         expect(payload).toMatchObject({
-          iss: 'http://localhost:80/standby',
+          iss: 'http://localhost/standby',
           sub: 'user-1',
           iat,
           exp: iat + 28_800,
@@ -216,7 +217,7 @@ describe('standby service', () => {
         expect(payload).toEqual({
           J1: true,
           J2: true,
-          iss: 'http://localhost:80/standby',
+          iss: 'http://localhost/standby',
           sub: 'user-1',
           iat,
           exp: iat + 28_800,
@@ -255,6 +256,40 @@ describe('standby service', () => {
       expect(res.statusCode).toBe(400);
       expect(res.headers['content-type']).toMatch(/^application\/json/);
       expect(res.json()).toMatchObject({ error: 'invalid_request' });
+    });
+
+    it('caps items per request at 100 (query and form body together) with a 400 ApiError', async () => {
+      const names = (n: number, prefix: string) =>
+        Array.from({ length: n }, (_, i) => `${prefix}${i}`).join('&');
+      const hundred = await authz(names(100, 'I'));
+      expect(hundred.statusCode).toBe(200);
+      expect(hundred.body.split('&')).toHaveLength(100);
+      const tooMany = await call({
+        method: 'POST',
+        url: `/standby/authz/.jwt?${names(50, 'Q')}`,
+        headers: { ...auth, 'content-type': 'application/x-www-form-urlencoded' },
+        payload: names(100_000, 'B'),
+      });
+      expect(tooMany.statusCode).toBe(400);
+      expect(tooMany.json()).toMatchObject({ error: 'invalid_request' });
+      expect((await authz(`release&${names(101, 'L')}`)).statusCode).toBe(400);
+    });
+
+    it.each(['exp', 'iat', 'sub', 'iss', 'lic', 'jti', 'rfr', 'aud', 'nbf', 'hwName'])(
+      'refuses an item named like the claim %s with a 400 ApiError',
+      async (claim) => {
+        const res = await authz(`ItemA&${claim}`);
+        expect(res.statusCode).toBe(400);
+        expect(res.json()).toMatchObject({ error: 'invalid_request' });
+      },
+    );
+
+    it('takes iss from the server URL, never from the Host header', async () => {
+      for (const host of ['user:pw@evil.test', 'evil.test:666', 'x/../../']) {
+        const res = await authz('ItemA', { host });
+        expect(res.statusCode).toBe(200);
+        expect(decodeJwt(res.body).payload.iss).toBe('http://localhost/standby');
+      }
     });
 
     it('answers a bad form body and an unsupported body type with ApiErrors', async () => {

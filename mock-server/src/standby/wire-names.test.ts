@@ -1,8 +1,9 @@
+import { decodeJwt } from '@test/helpers/mock-server/decode-jwt.js';
+import { signTestIdToken } from '@test/helpers/mock-server/id-tokens.js';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../app.js';
 import { computeServiceKeyHash } from '../auth/service-key-hash.js';
-import { decodeJwt, signTestIdToken } from '../licensing/test-helpers.js';
 import { resolveOptions } from '../options.js';
 
 describe('vendor wire names', () => {

@@ -1,5 +1,12 @@
 import { type FileHandle, mkdir, open } from 'node:fs/promises';
 import { join } from 'node:path';
+import { JSON_DEPTH_CAP, measureJsonDepth } from '../json-depth.js';
+
+/** One line of the log: its number (from 1) and its parsed JSON. */
+export interface LogRecord {
+  line: number;
+  value: unknown;
+}
 
 /** Name of the event log inside the data dir. */
 export const EVENT_LOG_FILE = 'events.log';
@@ -12,17 +19,21 @@ export const EVENT_LOG_FILE = 'events.log';
 export class EventLog {
   readonly #file: FileHandle;
   #size: number;
+  /** Path of the log file, for messages. */
+  readonly path: string;
 
-  private constructor(file: FileHandle, size: number) {
+  private constructor(file: FileHandle, size: number, path: string) {
     this.#file = file;
     this.#size = size;
+    this.path = path;
   }
 
   /**
-   * Opens (or creates) `<dataDir>/events.log` and returns it with the parsed records in order.
-   * Throws when a terminated line is not JSON: that is corruption, not a torn write.
+   * Opens (or creates) `<dataDir>/events.log` and returns it with the parsed records in order,
+   * each with its line number. Throws when a terminated line is not JSON: that is corruption,
+   * not a torn write.
    */
-  static async open(dataDir: string): Promise<{ log: EventLog; records: unknown[] }> {
+  static async open(dataDir: string): Promise<{ log: EventLog; records: LogRecord[] }> {
     await mkdir(dataDir, { recursive: true, mode: 0o700 });
     const path = join(dataDir, EVENT_LOG_FILE);
     const file = await open(path, 'a+', 0o600);
@@ -34,14 +45,18 @@ export class EventLog {
         await file.truncate(end);
         await file.sync();
       }
-      const records: unknown[] = [];
+      const records: LogRecord[] = [];
       const text = bytes.subarray(0, end).toString('utf8');
       let lineNo = 0;
       for (const line of text.split('\n')) {
         lineNo++;
         if (line === '') continue;
+        // Deeper than anything the server writes: parsing is safe, re-serialising would not be.
+        if (measureJsonDepth(line, JSON_DEPTH_CAP + 2) > JSON_DEPTH_CAP + 2) {
+          throw new Error(`${path}: line ${lineNo} nests too deep; the event log is corrupt`);
+        }
         try {
-          records.push(JSON.parse(line));
+          records.push({ line: lineNo, value: JSON.parse(line) });
         } catch (err) {
           throw new Error(`${path}: line ${lineNo} is not JSON; the event log is corrupt`, {
             cause: err,
@@ -49,7 +64,7 @@ export class EventLog {
         }
       }
       await syncDir(dataDir);
-      return { log: new EventLog(file, end), records };
+      return { log: new EventLog(file, end, path), records };
     } catch (err) {
       await file.close();
       throw err;

@@ -84,6 +84,50 @@ describe('event store', () => {
     await expect(createEventStore({ dataDir })).rejects.toThrow(/corrupt/);
   });
 
+  it('skips a duplicated last line on replay with a warning naming the line', async () => {
+    const dataDir = await tempDir();
+    const first = await createEventStore({ dataDir });
+    await first.append([ev(1), ev(2)]);
+    await first.append([ev(3)]);
+    await first.close();
+    const path = join(dataDir, EVENT_LOG_FILE);
+    const lines = (await readFile(path, 'utf8')).split('\n').filter(Boolean);
+    await appendFile(path, `${lines.at(-1)}\n${lines[0]}\n`);
+    const warnings: string[] = [];
+    const second = await createEventStore({ dataDir, onWarning: (m) => warnings.push(m) });
+    expect(tsOf(second)).toHaveLength(3);
+    expect(new Set(tsOf(second)).size).toBe(3);
+    expect(warnings).toHaveLength(2);
+    expect(warnings[0]).toContain(`${path}: line 3`);
+    expect(warnings[1]).toContain(`${path}: line 4`);
+    // New writes continue above every replayed timestamp.
+    const [next] = await second.append([ev(4)]);
+    expect(next!.ts).toBeGreaterThan(tsOf(second)[2]!);
+    await second.close();
+  });
+
+  it.each([
+    ['a record of another shape', '{"events":[]}'],
+    ['timestamps that are not digits', '{"ts":["x"],"events":[{"eventSourceId":"s"}]}'],
+    ['more timestamps than events', '{"ts":["1","2"],"events":[{"eventSourceId":"s"}]}'],
+    [
+      'timestamps that do not increase within a batch',
+      '{"ts":["5","5"],"events":[{"eventSourceId":"s"},{"eventSourceId":"s"}]}',
+    ],
+    ['an event without a source', '{"ts":["1"],"events":[{"eventType":"T"}]}'],
+    ['a reset without a timestamp', '{"clear":true}'],
+    ['JSON nested beyond any limit', `${'['.repeat(2000)}${']'.repeat(2000)}`],
+  ])('refuses a log with %s, naming the line', async (_name, line) => {
+    const dataDir = await tempDir();
+    await writeFile(
+      join(dataDir, EVENT_LOG_FILE),
+      `{"ts":["1"],"events":[{"eventSourceId":"s"}]}\n${line}\n`,
+    );
+    await expect(createEventStore({ dataDir })).rejects.toThrow(
+      `${join(dataDir, EVENT_LOG_FILE)}: line 2`,
+    );
+  });
+
   it('replays a reset: events gone, timestamps still above', async () => {
     const dataDir = await tempDir();
     const first = await createEventStore({ dataDir, now: () => 1_800_000_000_000 });
@@ -115,6 +159,24 @@ describe('event store', () => {
     const replayed = await createEventStore({ dataDir });
     expect(tsOf(replayed)).toEqual(all);
     await replayed.close();
+  });
+
+  it('fails only the write that cannot be serialised; the queue keeps going', async () => {
+    const store = await createEventStore({ dataDir: await tempDir() });
+    // Deeper than JSON.stringify can recurse: only a caller bypassing validation could send it.
+    let deep: unknown = 1;
+    for (let i = 0; i < 100_000; i++) deep = [deep];
+    const results = await Promise.allSettled([
+      store.append([ev(1)]),
+      store.append([ev(2, { data: deep })]),
+      store.append([ev(3)]),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((results[1] as PromiseRejectedResult).reason).toBeInstanceOf(RangeError);
+    expect(tsOf(store)).toHaveLength(2);
+    const [next] = await store.append([ev(4)]);
+    expect(next!.ts).toBeGreaterThan(tsOf(store)[1]!);
+    await store.close();
   });
 
   it('rejects writes after close', async () => {

@@ -45,6 +45,8 @@ export interface EventStoreOptions {
   dataDir?: string | undefined;
   /** Clock in milliseconds since the epoch (the server clock). Default `Date.now`. */
   now?: () => number;
+  /** Told about log lines skipped on replay (a duplicated line, say). Default: ignored. */
+  onWarning?: (message: string) => void;
 }
 
 interface AppendRecord {
@@ -61,6 +63,8 @@ type Job =
       events: readonly NewEvent[];
       done: (err?: unknown) => void;
       ts?: bigint[];
+      /** Each event as JSON text, made before anything is written. */
+      texts?: string[];
       stored?: StoredEvent[];
     }
   | { kind: 'clear'; done: (err?: unknown) => void };
@@ -70,12 +74,54 @@ export function objectFeedName(type: string, id: string): string {
   return `${type}/${id}`;
 }
 
-/** JSON text of an event with `eventReceived` as exact digits and `eventReceived_str` first. */
-function eventText(ts: bigint, event: NewEvent): string {
+/** JSON text of an event (`rest`, its own JSON) with `eventReceived` as exact digits and `eventReceived_str` first. */
+function eventText(ts: bigint, rest: string): string {
   const digits = ts.toString();
-  const rest = JSON.stringify(event);
   const head = `{"eventReceived":${digits},"eventReceived_str":"${digits}"`;
   return rest === '{}' ? `${head}}` : `${head},${rest.slice(1)}`;
+}
+
+const DIGITS = /^[0-9]+$/;
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Checks the shape of one replayed log line: a reset `{ clear }` or a batch `{ ts, events }`
+ * with one strictly increasing digit timestamp per event and events the service could have
+ * stored. Throws an Error naming `where` otherwise: the log is corrupt.
+ */
+function checkRecord(value: unknown, where: string): AppendRecord | ClearRecord {
+  const corrupt = (what: string) => new Error(`${where}: ${what}; the event log is corrupt`);
+  if (!isObject(value)) throw corrupt('not a JSON object');
+  if ('clear' in value) {
+    if (typeof value.clear !== 'string' || !DIGITS.test(value.clear)) {
+      throw corrupt('a reset record without a digit timestamp');
+    }
+    return value as unknown as ClearRecord;
+  }
+  const { ts, events } = value;
+  if (!Array.isArray(ts) || !Array.isArray(events) || ts.length === 0) {
+    throw corrupt('neither an event batch { ts, events } nor a reset { clear }');
+  }
+  if (ts.length !== events.length) throw corrupt('ts and events differ in length');
+  let previous = -1n;
+  for (const [i, text] of ts.entries()) {
+    if (typeof text !== 'string' || !DIGITS.test(text)) throw corrupt(`ts[${i}] is not digits`);
+    const stamp = BigInt(text);
+    if (stamp <= previous) throw corrupt(`ts[${i}] does not increase within the batch`);
+    previous = stamp;
+  }
+  for (const [i, event] of events.entries()) {
+    if (!isObject(event) || typeof event.eventSourceId !== 'string') {
+      throw corrupt(`events[${i}] is not an event with an eventSourceId`);
+    }
+    if ((typeof event.eventObjectType === 'string') !== (typeof event.eventObjectId === 'string')) {
+      throw corrupt(`events[${i}] has only one of eventObjectType and eventObjectId`);
+    }
+  }
+  return value as unknown as AppendRecord;
 }
 
 /**
@@ -92,14 +138,14 @@ export async function createEventStore(options: EventStoreOptions = {}): Promise
   const listeners = new Set<CommitListener>();
   let log: EventLog | undefined;
 
-  const index = (ts: bigint, event: NewEvent): StoredEvent => {
+  const index = (ts: bigint, event: NewEvent, json: string): StoredEvent => {
     const object =
       typeof event.eventObjectType === 'string' && typeof event.eventObjectId === 'string'
         ? objectFeedName(event.eventObjectType, event.eventObjectId)
         : undefined;
     const stored: StoredEvent = {
       ts,
-      text: eventText(ts, event),
+      text: eventText(ts, json),
       source: event.eventSourceId,
       object,
     };
@@ -122,17 +168,32 @@ export async function createEventStore(options: EventStoreOptions = {}): Promise
   if (options.dataDir !== undefined) {
     const opened = await EventLog.open(options.dataDir);
     log = opened.log;
-    for (const record of opened.records as Array<Partial<AppendRecord & ClearRecord>>) {
-      if (typeof record.clear === 'string') {
-        reset();
-        stamps.raise(BigInt(record.clear));
-      } else if (Array.isArray(record.ts) && Array.isArray(record.events)) {
+    try {
+      for (const { line, value } of opened.records) {
+        const where = `${opened.log.path}: line ${line}`;
+        const record = checkRecord(value, where);
+        if ('clear' in record) {
+          reset();
+          stamps.raise(BigInt(record.clear));
+          continue;
+        }
+        const ts = record.ts.map((text) => BigInt(text));
+        // A record is one batch: written once, with timestamps above every earlier one. One
+        // that is not (a duplicated line, lines out of order) was never acknowledged as new.
+        if (ts[0]! <= stamps.last) {
+          options.onWarning?.(
+            `${where}: skipped, its timestamps do not increase past the earlier lines (a duplicated or misplaced line)`,
+          );
+          continue;
+        }
         record.events.forEach((event, i) => {
-          const ts = BigInt(record.ts![i]!);
-          stamps.raise(ts);
-          index(ts, event);
+          stamps.raise(ts[i]!);
+          index(ts[i]!, event, JSON.stringify(event));
         });
       }
+    } catch (err) {
+      await log.close();
+      throw err;
     }
   }
 
@@ -144,49 +205,63 @@ export async function createEventStore(options: EventStoreOptions = {}): Promise
   let closed = false;
 
   const drain = async (): Promise<void> => {
-    // Loop exit and clearing `running` happen in one synchronous step, so a job queued by a
-    // caller resuming from a resolved write always finds either a running drain or none.
-    while (queue.length > 0) {
-      const jobs = queue;
-      queue = [];
-      let lines = '';
-      for (const job of jobs) {
-        if (job.kind === 'append') {
-          job.ts = job.events.map(() => stamps.next());
-          const record: AppendRecord = { ts: job.ts.map(String), events: [...job.events] };
-          lines += `${JSON.stringify(record)}\n`;
-        } else {
-          const record: ClearRecord = { clear: stamps.last.toString() };
-          lines += `${JSON.stringify(record)}\n`;
+    // Loop exit and clearing `running` happen in one synchronous step (no await between the
+    // last check of the queue and the finally), so a job queued by a caller resuming from a
+    // resolved write always finds either a running drain or none.
+    try {
+      while (queue.length > 0) {
+        const batch = queue;
+        queue = [];
+        // Serialise first: a job that cannot be (a value too deep for JSON.stringify, say) fails
+        // alone, before any timestamp or byte of it is taken, and never stops the queue.
+        const jobs: Job[] = [];
+        let lines = '';
+        for (const job of batch) {
+          if (job.kind === 'clear') {
+            jobs.push(job);
+            lines += `${JSON.stringify({ clear: stamps.last.toString() } satisfies ClearRecord)}\n`;
+            continue;
+          }
+          try {
+            job.texts = job.events.map((event) => JSON.stringify(event));
+          } catch (err) {
+            job.done(err);
+            continue;
+          }
+          job.ts = job.texts.map(() => stamps.next());
+          // The same text as JSON.stringify({ ts, events }), without serialising twice.
+          lines += `{"ts":[${job.ts.map((ts) => `"${ts}"`).join(',')}],"events":[${job.texts.join(',')}]}\n`;
+          jobs.push(job);
         }
-      }
-      try {
-        if (log) await log.append(lines);
-      } catch (err) {
-        for (const job of jobs) job.done(err);
-        continue;
-      }
-      for (const job of jobs) {
-        if (job.kind === 'clear') {
-          reset();
-          job.done();
+        try {
+          if (log && lines !== '') await log.append(lines);
+        } catch (err) {
+          for (const job of jobs) job.done(err);
           continue;
         }
-        const ts = job.ts!;
-        job.stored = job.events.map((event, i) => index(ts[i]!, event));
-        job.done();
-        for (const listener of listeners) {
-          try {
-            listener(job.stored);
-          } catch {
-            // A failing listener must not undo or block a committed write.
+        for (const job of jobs) {
+          if (job.kind === 'clear') {
+            reset();
+            job.done();
+            continue;
+          }
+          const ts = job.ts!;
+          const texts = job.texts!;
+          job.stored = job.events.map((event, i) => index(ts[i]!, event, texts[i]!));
+          job.done();
+          for (const listener of listeners) {
+            try {
+              listener(job.stored);
+            } catch {
+              // A failing listener must not undo or block a committed write.
+            }
           }
         }
       }
+    } finally {
+      running = false;
     }
-    running = false;
   };
-
   const enqueue = (job: Job): void => {
     queue.push(job);
     if (!running) {

@@ -1,5 +1,23 @@
 import { mkdir, open, readFile, rename } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { DocumentCheck } from './document-check.js';
+
+/**
+ * A data file that exists but cannot be used: not JSON, the wrong shape, or contents that do not
+ * fit (a key that does not parse). The server refuses to start rather than reset or replace it.
+ */
+export class DataFileError extends Error {
+  override readonly name = 'DataFileError';
+  /** Path of the file (or `memory:<name>` without a data dir). */
+  readonly file: string;
+  constructor(file: string, problem: string, options?: { cause?: unknown }) {
+    super(
+      `${file}: ${problem}. The server does not start on a damaged data file: restore it, or remove it to start that part afresh`,
+      options,
+    );
+    this.file = file;
+  }
+}
 
 /**
  * Where the services keep keys and state: JSON documents by name. With a data dir each write is
@@ -9,7 +27,12 @@ import { join } from 'node:path';
 export interface StateStore {
   /** The folder documents are written to, or undefined for memory only. */
   readonly dataDir: string | undefined;
-  read<T>(name: string): Promise<T | undefined>;
+  /**
+   * The document `name`, passed through `check` (shape and contents), or undefined when there is
+   * none. Rejects with a {@link DataFileError} naming the file when it is not JSON or `check`
+   * refuses it.
+   */
+  read<T>(name: string, check: DocumentCheck<T>): Promise<T | undefined>;
   write(name: string, value: unknown): Promise<void>;
 }
 
@@ -24,9 +47,9 @@ function createMemoryStore(): StateStore {
   const docs = new Map<string, string>();
   return {
     dataDir: undefined,
-    async read<T>(name: string) {
+    async read<T>(name: string, check: DocumentCheck<T>) {
       const text = docs.get(name);
-      return text === undefined ? undefined : (JSON.parse(text) as T);
+      return text === undefined ? undefined : checked(`memory:${name}`, text, check);
     },
     async write(name, value) {
       docs.set(name, JSON.stringify(value));
@@ -40,13 +63,16 @@ function createFileStore(dataDir: string): StateStore {
   let sequence = 0;
   return {
     dataDir,
-    async read<T>(name: string) {
+    async read<T>(name: string, check: DocumentCheck<T>) {
+      const file = join(dataDir, `${name}.json`);
+      let text: string;
       try {
-        return JSON.parse(await readFile(join(dataDir, `${name}.json`), 'utf8')) as T;
+        text = await readFile(file, 'utf8');
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-        throw err;
+        throw new DataFileError(file, `cannot be read (${(err as Error).message})`, { cause: err });
       }
+      return checked(file, text, check);
     },
     write(name, value) {
       const text = `${JSON.stringify(value, null, 2)}\n`;
@@ -59,6 +85,20 @@ function createFileStore(dataDir: string): StateStore {
       return next;
     },
   };
+}
+
+function checked<T>(file: string, text: string, check: DocumentCheck<T>): T {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw new DataFileError(file, 'is not JSON', { cause: err });
+  }
+  try {
+    return check(value);
+  } catch (err) {
+    throw new DataFileError(file, (err as Error).message, { cause: err });
+  }
 }
 
 async function writeAtomic(

@@ -1,7 +1,7 @@
 import { LicensingError } from '../errors.js';
 import { toHex } from '../internal/base64.js';
+import { parseCertificate, parsePublicKeyInfo } from '../internal/certificate.js';
 import { formatPem, parsePemBlocks } from '../internal/pem.js';
-import { x509 } from '../internal/x509.js';
 
 // AlgorithmIdentifier { rsaEncryption, NULL } in DER, to wrap a PKCS#1 key as SPKI.
 const RSA_ENCRYPTION_ALGORITHM = [
@@ -33,16 +33,16 @@ function toSpki(pem: string): Uint8Array<ArrayBuffer> {
   for (const block of parsePemBlocks(pem)) {
     if (block.label === 'PUBLIC KEY') {
       // Parsing proves the bytes are a SubjectPublicKeyInfo, not just any base64.
-      new x509.PublicKey(block.der);
+      parsePublicKeyInfo(block.der);
       return block.der;
     }
     if (block.label === 'RSA PUBLIC KEY') {
       const spki = pkcs1ToSpki(block.der);
-      new x509.PublicKey(spki);
+      parsePublicKeyInfo(spki);
       return spki;
     }
     if (block.label === 'CERTIFICATE') {
-      return new Uint8Array(new x509.X509Certificate(block.der).publicKey.rawData);
+      return parseCertificate(block.der).publicKey;
     }
   }
   throw new TypeError('expected a PUBLIC KEY, RSA PUBLIC KEY or CERTIFICATE PEM block');

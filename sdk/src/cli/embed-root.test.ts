@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type RunningServer, startServer } from '@standby-licensing/mock-server';
+import { x509 } from '@test/helpers/x509.js';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { x509 } from '../internal/x509.js';
 import type { CliIo } from './cli-io.js';
 import { runCli } from './run-cli.js';
 

@@ -4,9 +4,9 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { x509 } from '@test/helpers/x509.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parsePemBlocks } from '../internal/pem.js';
-import { x509 } from '../internal/x509.js';
 import { type RootModuleInput, renderRootModule } from './render-root-module.js';
 import { describeCertificate } from './root-certificate.js';
 

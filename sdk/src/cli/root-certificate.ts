@@ -1,5 +1,5 @@
+import { type CertificateInfo, parseCertificate, sameBytes } from '../internal/certificate.js';
 import { parsePemBlocks } from '../internal/pem.js';
-import { x509 } from '../internal/x509.js';
 
 /** A root certificate ready to embed, with what the generated module's comments say about it. */
 export interface RootCertificateInfo {
@@ -21,21 +21,20 @@ const CERTIFICATE_BLOCK = /-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICA
 export function describeCertificate(pemBlock: string): RootCertificateInfo {
   const pem = pemBlock.replace(/\r\n?/g, '\n').trim();
   const [block] = parsePemBlocks(pem);
-  let certificate: x509.X509Certificate;
+  let certificate: CertificateInfo;
   try {
-    certificate = new x509.X509Certificate(block!.der);
+    certificate = parseCertificate(block!.der);
   } catch (error) {
     throw new TypeError('the PEM block is not a valid X.509 certificate', { cause: error });
   }
-  const constraints = certificate.getExtension(x509.BasicConstraintsExtension);
   return {
     pem,
     subject: certificate.subject,
     issuer: certificate.issuer,
     notBefore: certificate.notBefore,
     notAfter: certificate.notAfter,
-    isCa: constraints?.ca === true,
-    selfIssued: certificate.subject === certificate.issuer,
+    isCa: certificate.basicConstraints?.ca === true,
+    selfIssued: sameBytes(certificate.subjectDer, certificate.issuerDer),
   };
 }
 

@@ -43,13 +43,16 @@ export interface AuditEventFields {
   userId?: string;
 }
 
-/** A license was provisioned. */
+/** A license was provisioned (`eventObjectType` `license`, `eventObjectId` its id). */
 export type LicenseProvisionedEvent = KnownEvent<
   'LicenseProvisioned',
-  { licensedItemName?: string; activationCode?: string }
+  { licensedItemName?: string; activationCode?: string; licenseId?: string; userId?: string }
 >;
-/** A license was revoked. */
-export type LicenseRevokedEvent = KnownEvent<'LicenseRevoked', { licensedItemName?: string }>;
+/** A license was revoked (`eventObjectType` `license`, `eventObjectId` its id). */
+export type LicenseRevokedEvent = KnownEvent<
+  'LicenseRevoked',
+  { licensedItemName?: string; licenseId?: string; userId?: string }
+>;
 /** An organization invitation was declined. */
 export type OrganizationInvitationDeclinedEvent = KnownEvent<
   'OrganizationInvitationDeclined',
@@ -64,9 +67,15 @@ export type CredentialDeactivatedEvent = KnownEvent<'CredentialDeactivated'>;
 /** A user's password changed (also triggers CredentialActivated). */
 export type UserPasswordChangedEvent = KnownEvent<'UserPasswordChanged'>;
 /** An activation code was blocked for provisioning. */
-export type ActivationCodeBlockedEvent = KnownEvent<'ActivationCodeBlocked'>;
+export type ActivationCodeBlockedEvent = KnownEvent<
+  'ActivationCodeBlocked',
+  { activationCode?: string }
+>;
 /** An activation code was unblocked for provisioning. */
-export type ActivationCodeUnblockedEvent = KnownEvent<'ActivationCodeUnblocked'>;
+export type ActivationCodeUnblockedEvent = KnownEvent<
+  'ActivationCodeUnblocked',
+  { activationCode?: string }
+>;
 /** A user was added to an organization group. */
 export type UserAddedToOrganizationGroupEvent = KnownEvent<'UserAddedToOrganizationGroup'>;
 /** A user was removed from an organization group. */

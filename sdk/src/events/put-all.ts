@@ -48,10 +48,12 @@ export async function putAllEvents(
     let current = await nextSigned();
     while (current) {
       signal?.throwIfAborted();
+      // The request leaves first; the next batch is signed while it is on the wire.
+      const posting = postEventBatch(context, current.jws, signal);
       const following = nextSigned();
       // Keep an early signing failure from going unhandled while the post is in flight.
       following.catch(() => undefined);
-      await postEventBatch(context, current.jws, signal);
+      await posting;
       onBatchWritten?.(result.batches);
       result.batches += 1;
       result.events += current.size;

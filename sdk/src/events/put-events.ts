@@ -1,10 +1,8 @@
-import { CompactSign } from 'jose';
 import { LicensingError } from '../errors.js';
 import { classifyOutcome } from '../transport/classify-outcome.js';
 import type { HttpAttempt } from '../transport/http-attempt.js';
 import {
   type EventSigningAlgorithm,
-  importSigningKey,
   type PrivateKeyInput,
   resolveAlgorithm,
 } from './signing-key.js';
@@ -88,15 +86,20 @@ export async function signEventBatch(
   } catch (cause) {
     throw new LicensingError('INVALID_ARGUMENT', 'events must be JSON-serializable', { cause });
   }
+  // jose's signing code is loaded at first use (a lazy chunk for bundlers): reading feeds never
+  // pays for it.
+  const { importSigningKey, signCompactJws } = await import('./jose-signing.js');
   let key = context.keys.get(signer);
   if (!key) {
     key = importSigningKey(signer.privateKey, alg, 'signer.privateKey');
     context.keys.set(signer, key);
     key.catch(() => context.keys.delete(signer));
   }
-  const jws = await new CompactSign(new TextEncoder().encode(json))
-    .setProtectedHeader({ alg, ...(signer.kid === undefined ? {} : { kid: signer.kid }) })
-    .sign(await key);
+  const jws = await signCompactJws(
+    new TextEncoder().encode(json),
+    { alg, ...(signer.kid === undefined ? {} : { kid: signer.kid }) },
+    await key,
+  );
   if (jws.length > MAX_BODY_BYTES) {
     throw invalid(`the signed batch is ${jws.length} bytes; the service takes at most 1 MiB`);
   }

@@ -1,10 +1,8 @@
-import { SignJWT } from 'jose';
 import { LicensingError } from '../errors.js';
 import { option } from '../internal/validate-option.js';
 import type { ResolvedFeed } from './feed-selector.js';
 import {
   type EventSigningAlgorithm,
-  importSigningKey,
   type PrivateKeyInput,
   resolveAlgorithm,
 } from './signing-key.js';
@@ -82,14 +80,16 @@ function createSignedTokenSource(auth: EventReadKey, now: () => number): ReadTok
   const inFlight = new Map<string, Promise<string>>();
 
   const sign = async (claim: string): Promise<string> => {
+    // jose's signing code is loaded at first use (a lazy chunk for bundlers).
+    const { importSigningKey, signJwt } = await import('./jose-signing.js');
     key ??= importSigningKey(auth.privateKey, alg, 'auth.privateKey');
     const issuedAt = now();
-    const iat = Math.floor(issuedAt / 1000);
-    const token = await new SignJWT({ ...auth.claims, [claim]: true })
-      .setProtectedHeader({ alg, typ: 'JWT', ...(auth.kid === undefined ? {} : { kid: auth.kid }) })
-      .setIssuedAt(iat)
-      .setExpirationTime(Math.floor((issuedAt + ttlMs) / 1000))
-      .sign(await key);
+    const token = await signJwt(
+      { ...auth.claims, [claim]: true },
+      { alg, typ: 'JWT', ...(auth.kid === undefined ? {} : { kid: auth.kid }) },
+      { iat: Math.floor(issuedAt / 1000), exp: Math.floor((issuedAt + ttlMs) / 1000) },
+      await key,
+    );
     cache.set(claim, { token, refreshAt: issuedAt + ttlMs * 0.75 });
     return token;
   };

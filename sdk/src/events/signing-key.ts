@@ -1,4 +1,4 @@
-import { importJWK, importPKCS8, type JWK } from 'jose';
+import type { JWK } from 'jose';
 import { LicensingError } from '../errors.js';
 
 /** RSA signature algorithms the event service accepts. */
@@ -14,35 +14,4 @@ export function resolveAlgorithm(alg: unknown, name: string): EventSigningAlgori
   if (alg === undefined) return 'RS256';
   if (typeof alg === 'string' && ALGORITHMS.includes(alg)) return alg as EventSigningAlgorithm;
   throw new LicensingError('INVALID_ARGUMENT', `${name} must be RS256, RS384 or RS512`);
-}
-
-/**
- * Turns a {@link PrivateKeyInput} into a `CryptoKey` for `alg` (jose, WebCrypto: no Node APIs).
- * Throws LicensingError INVALID_ARGUMENT with the import failure as cause.
- */
-export async function importSigningKey(
-  key: PrivateKeyInput,
-  alg: EventSigningAlgorithm,
-  name: string,
-): Promise<CryptoKey> {
-  try {
-    if (typeof key === 'string') return await importPKCS8(key, alg);
-    if (isCryptoKey(key)) return key;
-    if (typeof key === 'object' && key !== null) {
-      const imported = await importJWK(key, alg);
-      if (isCryptoKey(imported)) return imported;
-    }
-  } catch (cause) {
-    throw new LicensingError('INVALID_ARGUMENT', `${name} is not a usable ${alg} private key`, {
-      cause,
-    });
-  }
-  throw new LicensingError(
-    'INVALID_ARGUMENT',
-    `${name} must be a CryptoKey, a private RSA JWK or PKCS#8 PEM text`,
-  );
-}
-
-function isCryptoKey(value: unknown): value is CryptoKey {
-  return typeof CryptoKey !== 'undefined' && value instanceof CryptoKey;
 }

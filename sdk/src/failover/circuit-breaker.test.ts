@@ -54,6 +54,7 @@ describe('createCircuitBreaker', () => {
     const { breaker, advance, closes } = setup();
     breaker.failed();
     breaker.failed();
+    breaker.admit();
     advance(1_000);
     breaker.admit();
     breaker.succeeded();
@@ -68,11 +69,36 @@ describe('createCircuitBreaker', () => {
     breaker.failed();
     breaker.failed();
     for (let trial = 0; trial < 4; trial++) {
+      expect(breaker.admit()).toBe('skip'); // a call served by the standby meanwhile
       advance(opened.at(-1)!.retryInMs);
       expect(breaker.admit()).toBe('trial');
       breaker.failed();
     }
     expect(opened.map((o) => o.retryInMs)).toEqual([1_000, 2_000, 4_000, 4_000, 4_000]);
+  });
+
+  it('tries main on at most every other call, however rarely the app calls', () => {
+    const { breaker, advance } = setup();
+    breaker.failed();
+    breaker.failed();
+    // One call an hour: every wait has long passed, yet trials alternate with skipped calls.
+    const admissions: string[] = [];
+    for (let call = 0; call < 8; call++) {
+      advance(3_600_000);
+      const admission = breaker.admit();
+      admissions.push(admission);
+      if (admission === 'trial') breaker.failed();
+    }
+    expect(admissions).toEqual([
+      'skip',
+      'trial',
+      'skip',
+      'trial',
+      'skip',
+      'trial',
+      'skip',
+      'trial',
+    ]);
   });
 
   it('jitters the wait ±50 % with the injected random source', () => {
@@ -89,6 +115,7 @@ describe('createCircuitBreaker', () => {
     const { breaker, advance } = setup();
     breaker.failed();
     breaker.failed();
+    breaker.admit();
     advance(1_000);
     expect(breaker.admit()).toBe('trial');
     breaker.abandoned();

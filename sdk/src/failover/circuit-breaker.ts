@@ -22,6 +22,9 @@ export interface CircuitOpenInfo {
 /**
  * The main service's circuit breaker: closed (calls try main), open (calls skip main), half-open
  * (one call makes a single trial attempt while every other call goes straight to the standby).
+ * A trial needs both the wait to have passed and at least one call to have skipped main since the
+ * circuit (re)opened, so at most every other call of an outage tries main, however rarely the app
+ * calls.
  */
 export interface CircuitBreaker {
   readonly state: 'closed' | 'open' | 'half-open';
@@ -58,12 +61,15 @@ export function createCircuitBreaker(deps: CircuitBreakerDeps): CircuitBreaker {
   let failures = 0;
   let trials = 0;
   let openUntil = 0;
+  /** Calls that skipped main since the circuit last opened. */
+  let skipped = 0;
 
   const open = () => {
     const base = Math.min(options.halfOpenMaxMs, options.halfOpenAfterMs * 2 ** trials);
     const retryInMs = Math.round(base * (0.5 + random()));
     state = 'open';
     openUntil = now() + retryInMs;
+    skipped = 0;
     deps.onOpen({ failures, retryInMs });
   };
 
@@ -73,7 +79,10 @@ export function createCircuitBreaker(deps: CircuitBreakerDeps): CircuitBreaker {
     },
     admit() {
       if (state === 'closed') return 'pass';
-      if (state === 'half-open' || now() < openUntil) return 'skip';
+      if (state === 'half-open' || now() < openUntil || skipped === 0) {
+        skipped += 1;
+        return 'skip';
+      }
       state = 'half-open';
       return 'trial';
     },

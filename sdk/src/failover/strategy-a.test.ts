@@ -370,6 +370,7 @@ describe('Strategy A circuit breaker (the default)', () => {
     });
     await client.checkout(['A']);
     await client.checkout(['A']);
+    await client.checkout(['A']); // skips main while the circuit is open
     time += 1_000;
     const trial = client.checkout(['A']);
     await vi.waitFor(() => expect(main.hits.count).toBe(3));

@@ -16,12 +16,13 @@ afterEach(() => {
 });
 afterAll(() => server.close());
 
-// Probe timing pinned (no jitter) for the tests below; the jitter has its own test.
+// Probe timing pinned (no jitter, no backoff) for the tests below; both have their own tests.
 const B = {
   failover: {
     strategy: 'B' as const,
     mainAttempts: 2,
     probeIntervalMs: 30_000,
+    probeMaxIntervalMs: 30_000,
     probeJitterRatio: 0,
   },
 };
@@ -228,5 +229,30 @@ describe('Strategy B', () => {
     expect(probe.hits.count).toBe(2); // the late app, 30 s x (1 + 0.8 x 0.5) = 42 s after
     await early.client.close();
     await late.client.close();
+  });
+
+  it('probes less and less often while main stays down, up to probeMaxIntervalMs', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const probe = mainJwksHandler(() => false);
+    server.use(
+      authzHandler('main', [503]).handler,
+      authzHandler('standby', ['ok']).handler,
+      enabledHandler(() => true).handler,
+      probe.handler,
+    );
+    const failover = { ...B.failover, probeMaxIntervalMs: 120_000 };
+    const { client } = makeClient({ ...B, random: () => 0, failover });
+    const first = client.checkout(['A']);
+    await vi.advanceTimersByTimeAsync(10);
+    await first;
+    const probedAt: number[] = [];
+    for (let second = 1; second <= 600; second++) {
+      const before = probe.hits.count;
+      await vi.advanceTimersByTimeAsync(1_000);
+      if (probe.hits.count > before) probedAt.push(second);
+    }
+    // 30 s, then 60, 120 and 120 (the cap) after each failed probe.
+    expect(probedAt).toEqual([30, 90, 210, 330, 450, 570]);
+    await client.close();
   });
 });

@@ -13,12 +13,17 @@ import type { AttemptOperation, FailoverStrategy, StrategyDeps } from './strateg
  * Strategy B (sticky standby). After the main service fails `mainAttempts` times, one shared
  * `GET /enabled` on the standby decides: if enabled, every call goes to the standby with no main
  * attempts until the standby fails (a 403 / dormant answer, an outage, or `/enabled` reporting
- * false); then calls go to main again. While on the standby, main is probed every
- * `probeIntervalMs` × (1 + random × `probeJitterRatio`) with a request that moves no lease (at
- * most one main request per interval), and the client fails back when it answers.
+ * false); then calls go to main again. While on the standby, main is probed with a request
+ * that moves no lease, and the client fails back when it answers. The first probe waits
+ * `probeIntervalMs`, each one after a failed probe twice as long, up to `probeMaxIntervalMs`, each
+ * × (1 + random × `probeJitterRatio`): at most one main request per interval, and a fleet that
+ * failed over together neither probes nor fails back together, the longer the outage the
+ * sparser (docs/decisions/0018-herd-controls.md).
  */
 export function createStrategyB(deps: StrategyDeps): FailoverStrategy {
-  const { probeIntervalMs, probeJitterRatio } = deps.failover;
+  const { probeIntervalMs, probeMaxIntervalMs, probeJitterRatio } = deps.failover;
+  /** Probes that found main still down since the last failover. */
+  let failedProbes = 0;
   let active: LicensingService = 'main';
   let enabledCheck: Promise<boolean> | undefined;
   let probeTimer: ReturnType<typeof setTimeout> | undefined;
@@ -61,6 +66,7 @@ export function createStrategyB(deps: StrategyDeps): FailoverStrategy {
       failBack('standby-disabled');
       return;
     }
+    failedProbes += 1;
     scheduleProbe();
   };
 
@@ -68,7 +74,8 @@ export function createStrategyB(deps: StrategyDeps): FailoverStrategy {
     if (closed || probeTimer !== undefined) return;
     // Jittered, never shorter than the interval: clients that failed over together spread their
     // probes (and so their failback) instead of hitting a recovering main together.
-    const delay = probeIntervalMs * (1 + deps.random() * probeJitterRatio);
+    const interval = Math.min(probeMaxIntervalMs, probeIntervalMs * 2 ** failedProbes);
+    const delay = interval * (1 + deps.random() * probeJitterRatio);
     probeTimer = setTimeout(() => void probe(), delay);
     // A background probe must not keep a Node process alive.
     (probeTimer as { unref?: () => void }).unref?.();
@@ -77,6 +84,7 @@ export function createStrategyB(deps: StrategyDeps): FailoverStrategy {
   const switchToStandby = (cause: unknown) => {
     if (active === 'standby') return;
     active = 'standby';
+    failedProbes = 0;
     deps.events.emit('failover', { from: 'main', to: 'standby', strategy: 'B', cause });
     scheduleProbe();
   };

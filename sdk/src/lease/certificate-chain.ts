@@ -1,9 +1,16 @@
 import { decodeBase64 } from '../internal/base64.js';
-import { x509 } from '../internal/x509.js';
+import {
+  type CertificateInfo,
+  KEY_USAGE,
+  parseCertificate,
+  sameBytes,
+  UnsupportedAlgorithmError,
+  verifyCertificateSignature,
+} from '../internal/certificate.js';
 
 /** An embedded root certificate, parsed once. */
 export interface TrustAnchor {
-  cert: x509.X509Certificate;
+  cert: CertificateInfo;
   der: Uint8Array;
   keyId?: string;
 }
@@ -19,7 +26,7 @@ export interface PathValidity {
 
 /** A certificate path whose structure and signatures were verified (dates are checked apart). */
 export interface VerifiedPath {
-  leaf: x509.X509Certificate;
+  leaf: CertificateInfo;
   anchor: TrustAnchor;
   /** Every certificate of the path, leaf first, the anchor last. */
   validity: PathValidity[];
@@ -42,28 +49,27 @@ export class ChainError extends Error {
 /** At most this many certificates in `x5c` (a signing cert, a few intermediates and a root). */
 const MAX_CHAIN_LENGTH = 8;
 
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
-
-async function signedBy(cert: x509.X509Certificate, issuer: x509.X509Certificate) {
+/**
+ * Whether `issuer`'s key signed `cert`. An algorithm the SDK cannot check is a ChainError naming
+ * its OID, not a mere "does not verify".
+ */
+async function signedBy(cert: CertificateInfo, issuer: CertificateInfo, label: string) {
   try {
-    return await cert.verify({ publicKey: issuer.publicKey, signatureOnly: true });
-  } catch {
-    return false;
+    return await verifyCertificateSignature(cert, issuer.publicKey);
+  } catch (cause) {
+    if (!(cause instanceof UnsupportedAlgorithmError)) return false;
+    throw new ChainError(`${label} (${cert.subject}) uses an ${cause.message}`, { cause });
   }
 }
 
 /** Throws unless `issuer` may sign certificates: CA basic constraint, keyCertSign, path length. */
-function assertMayIssue(issuer: x509.X509Certificate, label: string, intermediatesBelow: number) {
-  const constraints = issuer.getExtension(x509.BasicConstraintsExtension);
+function assertMayIssue(issuer: CertificateInfo, label: string, intermediatesBelow: number) {
+  const constraints = issuer.basicConstraints;
   if (!constraints?.ca) {
     throw new ChainError(`${label} (${issuer.subject}) issues certificates but is not a CA`);
   }
-  const usage = issuer.getExtension(x509.KeyUsagesExtension);
-  if (usage && (usage.usages & x509.KeyUsageFlags.keyCertSign) === 0) {
+  const usage = issuer.keyUsage;
+  if (usage !== undefined && (usage & KEY_USAGE.keyCertSign) === 0) {
     throw new ChainError(`${label} (${issuer.subject}) lacks the keyCertSign key usage`);
   }
   if (constraints.pathLength !== undefined && intermediatesBelow > constraints.pathLength) {
@@ -94,7 +100,7 @@ export async function verifyCertificateChain(
   const certs = x5c.map((entry, index) => {
     try {
       if (typeof entry !== 'string') throw new TypeError('not a string');
-      return new x509.X509Certificate(decodeBase64(entry));
+      return parseCertificate(decodeBase64(entry));
     } catch (cause) {
       throw new ChainError(`x5c[${index}] is not a base64 DER certificate`, { cause });
     }
@@ -102,14 +108,16 @@ export async function verifyCertificateChain(
   const labels = certs.map((_, index) => `x5c[${index}]`);
 
   const last = certs[certs.length - 1]!;
-  const lastDer = new Uint8Array(last.rawData);
-  let anchor = anchors.find((candidate) => sameBytes(candidate.der, lastDer));
+  let anchor = anchors.find((candidate) => sameBytes(candidate.der, last.der));
   const path = [...certs];
   if (anchor) {
     labels[labels.length - 1] = 'embedded root';
   } else {
     for (const candidate of anchors) {
-      if (candidate.cert.subject === last.issuer && (await signedBy(last, candidate.cert))) {
+      if (
+        sameBytes(candidate.cert.subjectDer, last.issuerDer) &&
+        (await signedBy(last, candidate.cert, labels[labels.length - 1]!))
+      ) {
         anchor = candidate;
         break;
       }
@@ -126,20 +134,19 @@ export async function verifyCertificateChain(
   for (let i = 0; i < path.length - 1; i++) {
     const cert = path[i]!;
     const issuer = path[i + 1]!;
-    if (cert.issuer !== issuer.subject) {
+    if (!sameBytes(cert.issuerDer, issuer.subjectDer)) {
       throw new ChainError(
         `${labels[i]} is issued by ${cert.issuer}, but the next certificate is ${issuer.subject}`,
       );
     }
     assertMayIssue(issuer, labels[i + 1]!, i);
-    if (!(await signedBy(cert, issuer))) {
+    if (!(await signedBy(cert, issuer, labels[i]!))) {
       throw new ChainError(`the signature of ${labels[i]} (${cert.subject}) does not verify`);
     }
   }
 
   const leaf = certs[0]!;
-  const leafUsage = leaf.getExtension(x509.KeyUsagesExtension);
-  if (leafUsage && (leafUsage.usages & x509.KeyUsageFlags.digitalSignature) === 0) {
+  if (leaf.keyUsage !== undefined && (leaf.keyUsage & KEY_USAGE.digitalSignature) === 0) {
     throw new ChainError(`x5c[0] (${leaf.subject}) lacks the digitalSignature key usage`);
   }
 

@@ -85,10 +85,10 @@ export async function verifySigningKey(
   let verify: Rs256Verify;
   let leaf: JsonWebKey;
   try {
-    verify = await createRs256Verifier(path.leaf.publicKey.rawData);
+    verify = await createRs256Verifier(path.leaf.publicKey);
     const key = await globalThis.crypto.subtle.importKey(
       'spki',
-      path.leaf.publicKey.rawData,
+      path.leaf.publicKey,
       { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' },
       true,
       ['verify'],

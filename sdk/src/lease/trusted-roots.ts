@@ -1,6 +1,6 @@
 import { LicensingError } from '../errors.js';
+import { parseCertificate } from '../internal/certificate.js';
 import { parsePemBlocks } from '../internal/pem.js';
-import { x509 } from '../internal/x509.js';
 import type { RootExpiringInfo } from '../licensing-events.js';
 import type { TrustedRoot } from '../types.js';
 import type { TrustAnchor } from './certificate-chain.js';
@@ -31,10 +31,10 @@ export function parseTrustedRoots(roots: unknown): ParsedRoot[] {
       if (typeof root?.pem !== 'string') throw new TypeError('pem must be a string');
       const block = parsePemBlocks(root.pem).find((candidate) => candidate.label === 'CERTIFICATE');
       if (!block) throw new TypeError('no CERTIFICATE PEM block');
-      const cert = new x509.X509Certificate(block.der);
+      const cert = parseCertificate(block.der);
       return {
         cert,
-        der: new Uint8Array(cert.rawData),
+        der: cert.der,
         ...(typeof root.keyId === 'string' ? { keyId: root.keyId } : {}),
         notAfter: cert.notAfter.getTime(),
       };

@@ -40,9 +40,9 @@ export class HookAbort extends Error {
  * Builds the SDK's one HTTP sender on ky: `retry: 0` (the failover loop and the follower own
  * retries), `throwHttpErrors: false` (statuses are classified, not thrown), ky's `timeout` for
  * the response, and `fetchFn` invoked as a plain function as `fetchFn(url, init)`, so msw, a
- * browser's `fetch`, a `fetch` patched later and a test's `(url, init)` fake all work. Network failures and timeouts come back as an
- * outcome; the caller's abort rejects with its reason; a {@link HookAbort} from a hook rejects
- * with its `cause`.
+ * browser's `fetch`, a `fetch` patched later and a test's `(url, init)` fake all work. Network
+ * failures and timeouts come back as an outcome; the caller's abort rejects with its reason; a
+ * {@link HookAbort} from a hook rejects with its `cause`.
  */
 export function createHttpAttempt(fetchFn: typeof fetch): HttpAttempt {
   const api = ky.create({ retry: 0, throwHttpErrors: false });
@@ -61,7 +61,8 @@ export function createHttpAttempt(fetchFn: typeof fetch): HttpAttempt {
       const response = await api(url, {
         method: exchange.method ?? 'GET',
         headers: exchange.headers ?? {},
-        ...(exchange.body === undefined ? {} : { body: exchange.body }),
+        // The body is not handed to ky: it would wrap it in a stream and tee that stream for
+        // retries it never makes (retry 0); the fetch below sends the text itself.
         timeout: timeoutMs,
         signal: signal ? AbortSignal.any([signal, body.signal]) : body.signal,
         // ky hands fetch a Request; the SDK's contract is `fetch(url, init)` with the headers as

@@ -1,20 +1,7 @@
+// Test helper: ID tokens signed by a mock server's built-in issuer (valid, expired, forged).
 import { createHmac } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { signCompactJws } from '../crypto/jws.js';
-
-/** Decodes one segment of a compact JWS (test helper). */
-export function decodeSegment(segment: string): Record<string, unknown> {
-  return JSON.parse(Buffer.from(segment, 'base64url').toString('utf8'));
-}
-
-/** Header and payload of a compact JWS (test helper; no verification). */
-export function decodeJwt(token: string): {
-  header: Record<string, unknown>;
-  payload: Record<string, unknown>;
-} {
-  const [header, payload] = token.split('.') as [string, string];
-  return { header: decodeSegment(header), payload: decodeSegment(payload) };
-}
+import { signCompactJws } from '../../../mock-server/src/crypto/jws.js';
 
 /** Options of {@link signTestIdToken}: claim overrides and how to sign. */
 export interface TestIdTokenOptions {
@@ -23,6 +10,10 @@ export interface TestIdTokenOptions {
   alg?: 'RS256' | 'HS256' | 'none';
   /** Corrupt the signature. */
   tamper?: boolean;
+  /** Extra protected-header members (RS256 only), e.g. `{ crit: ['exp'], exp: 1 }`. */
+  header?: Record<string, unknown>;
+  /** Write the RS256 signature in standard base64 with padding (`+/=`) instead of base64url. */
+  standardBase64?: boolean;
 }
 
 /**
@@ -42,10 +33,14 @@ export function signTestIdToken(app: FastifyInstance, options: TestIdTokenOption
   const alg = options.alg ?? 'RS256';
   if (alg === 'RS256') {
     const token = signCompactJws(
-      { alg, kid: app.keyring.issuer.kid, typ: 'JWT' },
+      { alg, kid: app.keyring.issuer.kid, typ: 'JWT', ...options.header },
       payload,
       app.keyring.issuer.privateKey,
     );
+    if (options.standardBase64) {
+      const [h, p, sig] = token.split('.') as [string, string, string];
+      return `${h}.${p}.${Buffer.from(sig, 'base64url').toString('base64')}`;
+    }
     return options.tamper ? `${token.slice(0, -6)}AAAAAA` : token;
   }
   const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');

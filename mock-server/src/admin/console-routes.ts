@@ -1,0 +1,88 @@
+import { readFile } from 'node:fs/promises';
+import type { FastifyInstance } from 'fastify';
+import type { RequestLog } from './request-log.js';
+import { createRequestStreams, STREAM_BACKLOG } from './request-stream.js';
+import { consoleAssetSchema, listRequestsSchema, requestStreamSchema } from './schemas.js';
+
+/**
+ * The console's files: shipped as they are (no build step), next to this module in the sources
+ * (`src/admin/console/`) and next to the bundle in the package (`dist/console/`).
+ */
+const CONSOLE_FOLDER = new URL('./console/', import.meta.url);
+
+/** The files, the path each is served at (under `/admin`), and its media type. */
+const ASSETS = [
+  ['console.html', '/console', 'text/html; charset=utf-8', 'the page'],
+  ['console.js', '/console.js', 'text/javascript; charset=utf-8', 'its script'],
+  ['console.css', '/console.css', 'text/css; charset=utf-8', 'its style sheet'],
+] as const;
+
+/** Everything the page loads comes from this server; nothing inline, no frames. */
+const CONTENT_SECURITY_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "connect-src 'self'",
+  "img-src 'self' data:",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+/** Options of {@link consoleRoutes}. */
+export interface ConsoleRoutesOptions {
+  requestLog: RequestLog;
+}
+
+/**
+ * The QA console (`GET /admin/console`, a static page with its script and style sheet, read once
+ * at start) and the live request log it shows: `GET /admin/requests` (JSON) and
+ * `GET /admin/requests/stream` (server-sent events). Open streams end when the server closes.
+ */
+export async function consoleRoutes(
+  app: FastifyInstance,
+  options: ConsoleRoutesOptions,
+): Promise<void> {
+  const { requestLog } = options;
+  const files = await Promise.all(
+    ASSETS.map(async ([file]) => {
+      const url = new URL(file, CONSOLE_FOLDER);
+      try {
+        return await readFile(url);
+      } catch (cause) {
+        throw new Error(`The QA console file ${url.pathname} is missing from the package`, {
+          cause,
+        });
+      }
+    }),
+  );
+  ASSETS.forEach(([, path, type, what], i) => {
+    const body = files[i]!;
+    app.get(path, { schema: consoleAssetSchema(what) }, async (_request, reply) => {
+      reply
+        .type(type)
+        .header('cache-control', 'no-cache')
+        .header('x-content-type-options', 'nosniff')
+        .header('referrer-policy', 'no-referrer');
+      if (path === '/console') reply.header('content-security-policy', CONTENT_SECURITY_POLICY);
+      return reply.send(body);
+    });
+  });
+
+  const streams = createRequestStreams();
+  app.get<{ Querystring: { after?: number } }>(
+    '/requests',
+    { schema: listRequestsSchema },
+    async (request) => {
+      const after = request.query.after ?? Math.max(0, requestLog.lastSeq - STREAM_BACKLOG);
+      const { entries, dropped } = requestLog.since(Math.min(after, requestLog.lastSeq));
+      return { entries, dropped, lastSeq: requestLog.lastSeq, readers: streams.size };
+    },
+  );
+
+  app.get('/requests/stream', { schema: requestStreamSchema }, (request, reply) =>
+    streams.open(request, reply, requestLog),
+  );
+  // Before the server waits for its connections: an open stream never ends by itself.
+  app.addHook('preClose', async () => streams.endAll());
+}

@@ -1,0 +1,715 @@
+// QA console of the standby licensing mock server. Plain JavaScript, no build step: the server
+// ships this file as it is. Everything it shows comes from the admin API (/admin), the standby's
+// management API (with the key typed in), the built-in issuer (read tokens) and the event
+// service. Text from the server goes into the page through textContent only.
+
+const here = new URL('./', location.href); // <server>/admin/
+const root = new URL('../', here); // <server>/
+const REFRESH_MS = 2000;
+const MAX_LOG_ROWS = 500;
+const MAX_FEED_ROWS = 500;
+const HOUR_MS = 3_600_000;
+
+const $ = (id) => document.getElementById(id);
+
+const REASONS = {
+  200: 'OK',
+  201: 'Created',
+  204: 'No Content',
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  408: 'Request Timeout',
+  409: 'Conflict',
+  413: 'Too Large',
+  415: 'Unsupported Type',
+  500: 'Internal Server Error',
+  503: 'Service Unavailable',
+};
+const OUTCOMES = {
+  reset: 'connection reset (no answer)',
+  hang: 'hung (no answer; client gave up)',
+  aborted: 'client gave up',
+};
+
+// --- HTTP ---
+
+class HttpError extends Error {
+  constructor(status, body) {
+    const text =
+      body && typeof body === 'object' && 'error' in body
+        ? `${body.error}${body.error_description ? `: ${body.error_description}` : ''}`
+        : `HTTP ${status}`;
+    super(text);
+    this.status = status;
+  }
+}
+
+async function request(url, { method = 'GET', body, headers = {}, signal } = {}) {
+  const init = { method, headers: { ...headers }, cache: 'no-store' };
+  if (signal) init.signal = signal;
+  if (body !== undefined) {
+    init.headers['Content-Type'] = 'application/json';
+    init.body = JSON.stringify(body);
+  }
+  const response = await fetch(url, init);
+  const text = await response.text();
+  let parsed;
+  try {
+    parsed = text === '' ? undefined : JSON.parse(text);
+  } catch {
+    parsed = text;
+  }
+  if (!response.ok) throw new HttpError(response.status, parsed);
+  return parsed;
+}
+
+const admin = (path, options) => request(new URL(path, here), options);
+
+// --- notices ---
+
+let noticeTimer;
+function notify(text, ok = false) {
+  const notice = $('notice');
+  notice.textContent = text;
+  notice.className = ok ? 'ok' : '';
+  notice.hidden = false;
+  clearTimeout(noticeTimer);
+  noticeTimer = setTimeout(() => {
+    notice.hidden = true;
+  }, 8000);
+}
+
+/** Runs an action from a button or form, telling the outcome, then refreshes the state. */
+async function act(what, action) {
+  try {
+    await action();
+    notify(`${what}: done`, true);
+  } catch (error) {
+    notify(`${what} failed: ${error.message}`);
+  }
+  await refresh();
+}
+
+function el(tag, text, className) {
+  const node = document.createElement(tag);
+  if (text !== undefined) node.textContent = text;
+  if (className) node.className = className;
+  return node;
+}
+
+function row(cells) {
+  const tr = document.createElement('tr');
+  for (const cell of cells) {
+    const td = document.createElement('td');
+    if (cell instanceof Node) td.append(cell);
+    else td.textContent = cell;
+    tr.append(td);
+  }
+  return tr;
+}
+
+function button(text, onClick, label) {
+  const node = el('button', text);
+  node.type = 'button';
+  if (label) node.setAttribute('aria-label', label);
+  node.addEventListener('click', onClick);
+  return node;
+}
+
+function formatHours(ms) {
+  const hours = ms / HOUR_MS;
+  const sign = hours > 0 ? '+' : '';
+  return `${sign}${Number.isInteger(hours) ? hours : hours.toFixed(2)} h`;
+}
+
+function formatDuration(ms) {
+  const minutes = Math.round(Math.abs(ms) / 60_000);
+  const h = Math.floor(minutes / 60);
+  const m = minutes % 60;
+  return h > 0 ? `${h} h ${m} min` : `${m} min`;
+}
+
+function clockTime(ms) {
+  const d = new Date(ms);
+  const pad = (n, w = 2) => String(n).padStart(w, '0');
+  return `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}.${pad(d.getMilliseconds(), 3)}`;
+}
+
+// --- state: faults, standby, clock, licenses ---
+
+const state = {
+  faults: [],
+  standby: undefined,
+  clock: undefined,
+  licenses: [],
+  blocked: [],
+  outbox: undefined,
+};
+
+function describeFault(fault) {
+  switch (fault.mode) {
+    case 'error':
+      return `HTTP ${fault.status}${fault.retryAfterSeconds !== undefined ? `, Retry-After ${fault.retryAfterSeconds} s` : ''}`;
+    case 'delay':
+      return `delay ${fault.delayMs} ms`;
+    case 'reset':
+      return 'connection reset';
+    default:
+      return 'hang';
+  }
+}
+
+function renderFaults(view) {
+  state.faults = view.faults;
+  const body = $('faults');
+  body.replaceChildren(
+    ...view.faults.map((fault) =>
+      row([
+        fault.route,
+        describeFault(fault),
+        fault.remaining === undefined ? 'until cleared' : String(fault.remaining),
+        String(fault.hits),
+        button(
+          'Clear',
+          () =>
+            act(`Clear the fault on ${fault.route}`, () =>
+              admin(`faults?route=${encodeURIComponent(fault.route)}`, { method: 'DELETE' }),
+            ),
+          `Clear the fault on ${fault.route}`,
+        ),
+      ]),
+    ),
+  );
+  if (view.faults.length === 0) body.append(row(['none: main answers normally', '', '', '', '']));
+  $('held').textContent =
+    `Requests held now: ${view.held.hang} hanging, ${view.held.delay} delayed.`;
+}
+
+function renderStandby(view) {
+  state.standby = view;
+  $('standby-state').textContent = view.state === 'active' ? 'active (serving)' : 'dormant';
+  $('standby-pending').textContent = view.pending
+    ? `— becoming ${view.pending.state} at ${new Date(view.pending.effectiveAt).toLocaleTimeString()} (server clock)`
+    : '';
+  const delay = $('propagation-delay');
+  if (document.activeElement !== delay) delay.value = String(view.propagationDelayMs);
+  $('apikey-header').textContent = view.apiKeyHeader;
+  $('signing-keys').replaceChildren(
+    ...view.signingKeys.map((key, i) =>
+      el(
+        'li',
+        `${key.keyId}${i === 0 ? ' (default)' : ''} — made ${new Date(key.createdAt).toLocaleString()}`,
+        'mono',
+      ),
+    ),
+  );
+}
+
+function renderClock(view) {
+  state.clock = view;
+  $('clock-now').textContent = new Date(view.nowMs).toLocaleString();
+  $('clock-offset').textContent = formatHours(view.offsetMs);
+  const hours = $('clock-hours');
+  if (document.activeElement !== hours) hours.value = String(view.offsetMs / HOUR_MS);
+  // A user who signed in at real time now with a 1 h ID token: what each service says of it.
+  const graceMs = view.idTokenGraceSeconds.standby * 1000;
+  const expiresAt = HOUR_MS; // offsets are measured from real time
+  const mainOk = view.offsetMs <= expiresAt + view.idTokenGraceSeconds.main * 1000;
+  const standbyLeft = expiresAt + graceMs - view.offsetMs;
+  $('grace').textContent =
+    `ID tokens: main accepts one until it expires; the standby ${formatDuration(graceMs)} longer (the grace). ` +
+    `A 1 h token issued at real time now is, at this offset: main — ${mainOk ? 'accepted' : 'refused (expired)'}; ` +
+    `standby — ${standbyLeft >= 0 ? `accepted (${formatDuration(standbyLeft)} of grace left)` : 'refused (past the grace)'}.`;
+}
+
+function feedSuggestions() {
+  const names = new Set(['main']);
+  for (const license of state.licenses) {
+    names.add(`license/${license.licenseId}`);
+    names.add(`activationCode/${license.activationCode}`);
+  }
+  for (const code of state.blocked) names.add(`activationCode/${code.activationCode}`);
+  $('feed-suggestions').replaceChildren(
+    ...[...names].map((name) => {
+      const option = document.createElement('option');
+      option.value = name;
+      return option;
+    }),
+  );
+}
+
+function renderLicenses(licenses, blocked, outbox) {
+  state.licenses = licenses;
+  state.blocked = blocked;
+  state.outbox = outbox;
+  const blockedCodes = new Set(blocked.map((b) => b.activationCode));
+  const body = $('licenses');
+  body.replaceChildren(
+    ...licenses.map((license) => {
+      const code = license.activationCode;
+      const status = el(
+        'span',
+        license.live ? 'live' : 'not live: code blocked',
+        license.live ? 'status-ok' : 'status-bad',
+      );
+      const actions = el('span');
+      actions.className = 'buttons';
+      actions.append(
+        button(
+          'Revoke',
+          () =>
+            act(`Revoke license ${license.licenseId}`, () =>
+              admin(`main/licenses/${encodeURIComponent(license.licenseId)}`, {
+                method: 'DELETE',
+              }),
+            ),
+          `Revoke the license of ${license.sub} for ${license.item}`,
+        ),
+        blockedCodes.has(code)
+          ? button(
+              'Unblock code',
+              () =>
+                act(`Unblock ${code}`, () =>
+                  admin(`main/activation-codes/${encodeURIComponent(code)}/unblock`, {
+                    method: 'POST',
+                  }),
+                ),
+              `Unblock activation code ${code}`,
+            )
+          : button(
+              'Block code',
+              () =>
+                act(`Block ${code}`, () =>
+                  admin(`main/activation-codes/${encodeURIComponent(code)}/block`, {
+                    method: 'POST',
+                  }),
+                ),
+              `Block activation code ${code}`,
+            ),
+      );
+      return row([
+        el('span', license.licenseId, 'mono'),
+        license.sub,
+        license.item,
+        code,
+        status,
+        actions,
+      ]);
+    }),
+  );
+  if (licenses.length === 0) body.append(row(['none provisioned', '', '', '', '', '']));
+  $('blocked-codes').textContent =
+    blocked.length === 0 ? 'none' : blocked.map((b) => b.activationCode).join(', ');
+  $('outbox').textContent =
+    `${outbox.pending} change${outbox.pending === 1 ? '' : 's'} waiting` +
+    (outbox.paused ? ' — deliveries HELD' : ' — delivering');
+  $('outbox-toggle').textContent = outbox.paused
+    ? 'Let event deliveries go'
+    : 'Hold event deliveries';
+  feedSuggestions();
+}
+
+function renderSummary() {
+  const parts = [];
+  const { faults, standby, clock } = state;
+  const everywhere = faults.find((f) => f.route === '*');
+  parts.push(
+    faults.length === 0
+      ? 'Main: healthy'
+      : `Main: BROKEN (${everywhere ? `${describeFault(everywhere)} on every route` : `${faults.length} route fault${faults.length === 1 ? '' : 's'}`})`,
+  );
+  if (standby) {
+    parts.push(
+      `Standby: ${standby.state}${standby.pending ? ` (→ ${standby.pending.state} pending)` : ''}`,
+    );
+  }
+  if (clock)
+    parts.push(`Clock: ${clock.offsetMs === 0 ? 'real time' : formatHours(clock.offsetMs)}`);
+  const text = parts.join(' · ');
+  if ($('summary').textContent !== text) $('summary').textContent = text;
+}
+
+let refreshing;
+async function refresh() {
+  if (refreshing) return refreshing;
+  refreshing = (async () => {
+    try {
+      const [faults, standby, clock, licenses, blocked, outbox] = await Promise.all([
+        admin('faults'),
+        admin('standby'),
+        admin('clock'),
+        admin('main/licenses'),
+        admin('main/activation-codes'),
+        admin('main/outbox'),
+      ]);
+      renderFaults(faults);
+      renderStandby(standby);
+      renderClock(clock);
+      renderLicenses(licenses, blocked, outbox);
+      renderSummary();
+    } catch (error) {
+      $('summary').textContent = `The admin API does not answer: ${error.message}`;
+    } finally {
+      refreshing = undefined;
+    }
+  })();
+  return refreshing;
+}
+
+// --- actions ---
+
+const breakMain = () => admin('faults', { method: 'POST', body: { mode: 'error', status: 503 } });
+const restoreMain = () => admin('faults', { method: 'DELETE' });
+const setOffset = (offsetMs) => admin('clock', { method: 'PUT', body: { offsetMs } });
+const advance = (advanceMs) => admin('clock', { method: 'PUT', body: { advanceMs } });
+
+function apiKeyHeaders() {
+  const key = $('apikey').value;
+  if (key === '') throw new Error('type the management API key first (the start line prints it)');
+  sessionStorage.setItem('standby-apikey', key);
+  return { [state.standby?.apiKeyHeader ?? 'Service-ApiKey']: key };
+}
+const standbyApi = (path, method) =>
+  request(new URL(`standby/${path}`, root), { method, headers: apiKeyHeaders() });
+
+function wire() {
+  $('break-main').addEventListener('click', () => act('Break main', breakMain));
+  $('restore-main').addEventListener('click', () => act('Restore main', restoreMain));
+  // 1 h past the grace of a 1 h token signed in now: 1 h + 24 h + 1 h.
+  $('clock-past-grace').addEventListener('click', () =>
+    act('Clock +26 h', () => advance(26 * HOUR_MS)),
+  );
+  $('clock-reset').addEventListener('click', () =>
+    act('Clock back to real time', () => setOffset(0)),
+  );
+  $('clock-zero').addEventListener('click', () =>
+    act('Reset the clock offset', () => setOffset(0)),
+  );
+  for (const node of document.querySelectorAll('[data-advance-hours]')) {
+    const hours = Number(node.getAttribute('data-advance-hours'));
+    node.addEventListener('click', () => act(`Clock +${hours} h`, () => advance(hours * HOUR_MS)));
+  }
+  $('clock-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    const hours = Number($('clock-hours').value);
+    act('Set the clock offset', () => setOffset(Math.round(hours * HOUR_MS)));
+  });
+
+  $('fault-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    const [mode, status] = $('fault-mode').value.split('-');
+    const body = { route: $('fault-route').value, mode };
+    if (status) body.status = Number(status);
+    if (mode === 'delay') body.delayMs = Number($('fault-delay').value);
+    if ($('fault-count').value !== '') body.count = Number($('fault-count').value);
+    if (mode === 'error' && $('fault-retry-after').value !== '') {
+      body.retryAfterSeconds = Number($('fault-retry-after').value);
+    }
+    act(`Inject ${describeFault({ ...body, status: body.status })} on ${body.route}`, () =>
+      admin('faults', { method: 'POST', body }),
+    );
+  });
+
+  const enable = () => act('Enable the standby', () => standbyApi('enabled', 'PUT'));
+  const disable = () => act('Disable the standby', () => standbyApi('disabled', 'PUT'));
+  $('standby-enable').addEventListener('click', enable);
+  $('standby-disable').addEventListener('click', disable);
+  $('standby-enable-quick').addEventListener('click', enable);
+  $('standby-disable-quick').addEventListener('click', disable);
+  $('rotate-key').addEventListener('click', () =>
+    act('Rotate the standby signing key', async () => {
+      const created = await standbyApi('signing-keys', 'POST');
+      notify(`New signing key ${created.keyId}`, true);
+    }),
+  );
+  $('apikey').value = sessionStorage.getItem('standby-apikey') ?? '';
+  $('apikey-form').addEventListener('submit', (event) => event.preventDefault());
+  $('delay-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    act('Set the propagation delay', () =>
+      admin('standby/propagation-delay', {
+        method: 'PUT',
+        body: { propagationDelayMs: Number($('propagation-delay').value) },
+      }),
+    );
+  });
+
+  $('provision-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    const body = { sub: $('provision-sub').value, item: $('provision-item').value };
+    const code = $('provision-code').value.trim();
+    if (code !== '') body.activationCode = code;
+    act(`Provision ${body.item} for ${body.sub}`, async () => {
+      const license = await admin('main/licenses', { method: 'POST', body });
+      $('provision-code').value = '';
+      return license;
+    });
+  });
+  $('outbox-toggle').addEventListener('click', () => {
+    const paused = !(state.outbox?.paused ?? false);
+    act(paused ? 'Hold main event deliveries' : 'Let main event deliveries go', () =>
+      admin('main/outbox', { method: 'PUT', body: { paused } }),
+    );
+  });
+
+  wireLog();
+  wireFeeds();
+}
+
+// --- live request log (server-sent events) ---
+
+const log = { entries: [], paused: false, dropped: 0 };
+
+function answerText(entry) {
+  if (entry.status === null) return OUTCOMES[entry.outcome] ?? 'no answer';
+  return `${entry.status} ${REASONS[entry.status] ?? ''}`.trim();
+}
+
+function answerClass(entry) {
+  if (entry.status === null || entry.status >= 500) return 'status-bad';
+  if (entry.status >= 400) return 'status-warn';
+  return 'status-ok';
+}
+
+function visible(entry) {
+  const service = $('log-filter').value;
+  if (service !== '' && entry.service !== service) return false;
+  if ($('log-leases-only').checked && entry.servedBy === undefined) return false;
+  return true;
+}
+
+function logRow(entry) {
+  const tr = row([
+    clockTime(entry.at),
+    entry.service,
+    el('span', `${entry.method} ${entry.route}`, 'mono'),
+    el('span', answerText(entry), answerClass(entry)),
+    `${entry.ms} ms`,
+    entry.servedBy ? el('span', `lease from ${entry.servedBy}`, 'badge') : '—',
+    [entry.caller, entry.hw].filter(Boolean).join(' · ') || '—',
+  ]);
+  tr.dataset.service = entry.service;
+  if (entry.servedBy) tr.dataset.servedBy = entry.servedBy;
+  if (entry.servedBy === 'standby') tr.classList.add('standby');
+  tr.cells[4].classList.add('num');
+  return tr;
+}
+
+function renderLog() {
+  const rows = [];
+  for (let i = log.entries.length - 1; i >= 0; i--) {
+    if (visible(log.entries[i])) rows.push(logRow(log.entries[i]));
+  }
+  $('log-rows').replaceChildren(...rows);
+}
+
+function renderCounts() {
+  const since = Date.now() - 60_000;
+  const counts = { main: 0, standby: 0, failures: 0 };
+  let lastLease;
+  for (const entry of log.entries) {
+    if (entry.at < since) continue;
+    if (entry.servedBy) {
+      counts[entry.servedBy]++;
+      lastLease = entry;
+    }
+    if (entry.service === 'main' && (entry.status === null || entry.status >= 500)) {
+      counts.failures++;
+    }
+  }
+  $('log-counts').textContent =
+    `Last 60 s: ${counts.main} lease answer${counts.main === 1 ? '' : 's'} from main, ` +
+    `${counts.standby} from the standby; ${counts.failures} main request${counts.failures === 1 ? '' : 's'} failed.` +
+    (lastLease ? ` Last lease: from ${lastLease.servedBy} at ${clockTime(lastLease.at)}.` : '') +
+    (log.dropped > 0
+      ? ` ${log.dropped} entries dropped (the server kept going without this view).`
+      : '');
+}
+
+function addEntry(entry) {
+  log.entries.push(entry);
+  if (log.entries.length > MAX_LOG_ROWS) log.entries.shift();
+  if (log.paused || !visible(entry)) return;
+  const rows = $('log-rows');
+  rows.prepend(logRow(entry));
+  while (rows.rows.length > MAX_LOG_ROWS) rows.lastElementChild.remove();
+}
+
+function wireLog() {
+  const source = new EventSource(new URL('requests/stream', here));
+  const stateText = $('stream-state');
+  source.addEventListener('open', () => {
+    stateText.textContent = 'connected (live)';
+  });
+  source.addEventListener('error', () => {
+    stateText.textContent = source.readyState === EventSource.CLOSED ? 'closed' : 'reconnecting…';
+  });
+  source.addEventListener('request', (event) => addEntry(JSON.parse(event.data)));
+  source.addEventListener('dropped', (event) => {
+    log.dropped += JSON.parse(event.data).count;
+  });
+  setInterval(renderCounts, 500);
+  window.addEventListener('pagehide', () => source.close());
+
+  $('log-filter').addEventListener('change', renderLog);
+  $('log-leases-only').addEventListener('change', renderLog);
+  $('log-pause').addEventListener('click', (event) => {
+    log.paused = !log.paused;
+    event.currentTarget.setAttribute('aria-pressed', String(log.paused));
+    event.currentTarget.textContent = log.paused ? 'Resume view' : 'Pause view';
+    if (!log.paused) renderLog();
+  });
+  $('log-clear').addEventListener('click', () => {
+    log.entries = [];
+    log.dropped = 0;
+    renderLog();
+    renderCounts();
+  });
+}
+
+// --- event feeds ---
+
+const feed = { name: '', older: undefined, follow: undefined, token: undefined, count: 0 };
+
+async function readToken(refresh = false) {
+  const given = $('feed-token').value.trim();
+  if (given !== '') return given;
+  if (!refresh && feed.token && feed.token.renewAt > Date.now()) return feed.token.value;
+  const minted = await request(new URL('idp/token', root), {
+    method: 'POST',
+    body: { sub: 'qa-console', expiresInSeconds: 3600, claims: { '*': true } },
+  });
+  feed.token = { value: minted.id_token, renewAt: Date.now() + 10 * 60_000 };
+  return minted.id_token;
+}
+
+async function readFeed(relative, signal) {
+  const url = new URL(`events/get/${relative}`, root);
+  for (let attempt = 0; ; attempt++) {
+    const token = await readToken(attempt > 0);
+    try {
+      return await request(url, { headers: { Authorization: `Bearer ${token}` }, signal });
+    } catch (error) {
+      // A token minted before a clock jump may have expired on the server clock: mint again.
+      if (error.status === 401 && attempt === 0 && $('feed-token').value.trim() === '') continue;
+      throw error;
+    }
+  }
+}
+
+function feedPath(name) {
+  return name.split('/').map(encodeURIComponent).join('/');
+}
+
+function eventRow(event) {
+  const object = event.eventObjectType ? `${event.eventObjectType}/${event.eventObjectId}` : '—';
+  return row([
+    new Date(Number(BigInt(event.eventReceived_str) / 1_000_000n)).toLocaleString(),
+    event.eventType,
+    el('span', object, 'mono'),
+    el('span', JSON.stringify(event.data ?? null), 'mono'),
+  ]);
+}
+
+function splitPage(page) {
+  const objects = page.objects;
+  return {
+    older: objects[0],
+    newer: objects[objects.length - 1],
+    events: objects.slice(1, -1),
+  };
+}
+
+function showFeedState() {
+  $('feed-state').textContent =
+    `${feed.count} event${feed.count === 1 ? '' : 's'} shown from ${feed.name}` +
+    (feed.follow ? '; following: new events appear at the top.' : '.');
+}
+
+function stopFollowing() {
+  feed.follow?.abort();
+  feed.follow = undefined;
+}
+
+async function follow(name, newerUrl) {
+  stopFollowing();
+  const controller = new AbortController();
+  feed.follow = controller;
+  showFeedState();
+  let next = newerUrl;
+  while (!controller.signal.aborted) {
+    try {
+      const page = await readFeed(`${next}&maxWaitMs=25000`, controller.signal);
+      const { events, newer } = splitPage(page);
+      next = newer.url;
+      const rows = $('feed-rows');
+      for (const event of events) rows.prepend(eventRow(event));
+      while (rows.rows.length > MAX_FEED_ROWS) rows.lastElementChild.remove();
+      feed.count = Math.min(MAX_FEED_ROWS, feed.count + events.length);
+      showFeedState();
+    } catch (error) {
+      if (controller.signal.aborted) return;
+      $('feed-state').textContent = `Following ${name} failed: ${error.message}; retrying in 3 s.`;
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+    }
+  }
+}
+
+async function openFeed() {
+  stopFollowing();
+  const name = $('feed-name').value.trim();
+  feed.name = name;
+  feed.count = 0;
+  $('feed-rows').replaceChildren();
+  try {
+    const page = await readFeed(`${feedPath(name)}?maxEventCount=50`);
+    const { events, older, newer } = splitPage(page);
+    $('feed-rows').replaceChildren(...events.reverse().map(eventRow));
+    feed.count = events.length;
+    feed.older = older.count > 0 ? older.url : undefined;
+    $('feed-older').disabled = feed.older === undefined;
+    showFeedState();
+    if ($('feed-follow').checked) follow(name, newer.url);
+  } catch (error) {
+    $('feed-state').textContent = `Reading ${name} failed: ${error.message}`;
+  }
+}
+
+async function readOlder() {
+  if (!feed.older) return;
+  try {
+    const page = await readFeed(`${feed.older}&maxEventCount=50`);
+    const { events, older } = splitPage(page);
+    $('feed-rows').append(...events.reverse().map(eventRow));
+    feed.count += events.length;
+    feed.older = older.count > 0 ? older.url : undefined;
+    $('feed-older').disabled = feed.older === undefined;
+    showFeedState();
+  } catch (error) {
+    $('feed-state').textContent = `Reading older events failed: ${error.message}`;
+  }
+}
+
+function wireFeeds() {
+  $('feed-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    openFeed();
+  });
+  $('feed-older').addEventListener('click', readOlder);
+  $('feed-follow').addEventListener('change', () => {
+    if (!$('feed-follow').checked) {
+      stopFollowing();
+      showFeedState();
+    } else if (feed.name !== '') {
+      openFeed();
+    }
+  });
+}
+
+wire();
+refresh();
+setInterval(refresh, REFRESH_MS);
+// Show the main feed from the start (read once; tick "follow" to keep it live).
+openFeed();

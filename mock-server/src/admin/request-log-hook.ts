@@ -1,0 +1,92 @@
+import type { FastifyReply, FastifyRequest, onResponseHookHandler } from 'fastify';
+import type { RequestLog, RequestLogEntry, RequestOutcome } from './request-log.js';
+
+const SERVICES = new Set(['main', 'standby', 'events', 'idp', 'admin']);
+/** Routes whose 2xx answers are leases (or lease releases) issued by the service. */
+const LEASE_ROUTES = new Set(['/authz/.jwt', '/authz/.json', '/licensing/actions/checkout']);
+const MAX_ROUTE_LENGTH = 200;
+const HW = /(?:^|&)hw=([^&]*)/;
+
+function decodeHw(raw: string): string | undefined {
+  let text = raw.replaceAll('+', ' ');
+  try {
+    text = decodeURIComponent(text);
+  } catch {
+    // Left as sent: the log shows what came, the route refuses it.
+  }
+  const id = text.split(';', 1)[0]!.slice(0, MAX_ROUTE_LENGTH);
+  return id === '' ? undefined : id;
+}
+
+/**
+ * The log entry of a request: its service (the first path segment), its route under the service
+ * (the matched route, else the raw path, cut at 200 characters), the caller, and for licensing
+ * routes the device and which service issued the lease.
+ */
+export function describeRequest(
+  request: FastifyRequest,
+  answer: { status: number | null; outcome?: RequestOutcome; ms: number },
+): Omit<RequestLogEntry, 'seq'> {
+  const url = request.routeOptions.url ?? request.url.split('?', 1)[0]!;
+  const slash = url.indexOf('/', 1);
+  const first = slash < 0 ? url.slice(1) : url.slice(1, slash);
+  const service = SERVICES.has(first) ? first : 'other';
+  const route = (service === 'other' ? url : slash < 0 ? '/' : url.slice(slash)).slice(
+    0,
+    MAX_ROUTE_LENGTH,
+  );
+  const entry: Omit<RequestLogEntry, 'seq'> = {
+    at: Date.now(),
+    service,
+    method: request.method,
+    route,
+    status: answer.status,
+    ms: Math.round(answer.ms * 10) / 10,
+  };
+  if (answer.outcome) entry.outcome = answer.outcome;
+  const caller = request.caller?.sub;
+  if (caller !== undefined) entry.caller = caller.slice(0, MAX_ROUTE_LENGTH);
+  if (LEASE_ROUTES.has(route)) {
+    const mark = request.url.indexOf('?');
+    const hw = mark < 0 ? undefined : HW.exec(request.url.slice(mark + 1))?.[1];
+    const device = hw === undefined ? undefined : decodeHw(hw);
+    if (device !== undefined) entry.hw = device;
+    const ok = answer.status !== null && answer.status >= 200 && answer.status < 300;
+    if (ok && (service === 'main' || service === 'standby')) entry.servedBy = service;
+  }
+  return entry;
+}
+
+/** Whether the console's own traffic: preflights and admin reads (its polls), not logged. */
+function isConsoleNoise(request: FastifyRequest): boolean {
+  return (
+    request.method === 'OPTIONS' ||
+    ((request.method === 'GET' || request.method === 'HEAD') && request.url.startsWith('/admin'))
+  );
+}
+
+/**
+ * An `onResponse` hook that records every answer in `log` (admin reads and preflights aside).
+ * It runs after the answer went out and does O(1) work, so the lease path does not wait on it.
+ *
+ * @example
+ * app.addHook('onResponse', createRequestLogHook(log));
+ */
+export function createRequestLogHook(log: RequestLog): onResponseHookHandler {
+  return (request, reply, done) => {
+    if (!isConsoleNoise(request)) {
+      log.record(describeRequest(request, { status: reply.statusCode, ms: reply.elapsedTime }));
+    }
+    done();
+  };
+}
+
+/** Records a request that got no HTTP answer (a reset, a hang, a client that left). */
+export function recordUnanswered(
+  log: RequestLog,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  outcome: RequestOutcome,
+): void {
+  log.record(describeRequest(request, { status: null, outcome, ms: reply.elapsedTime }));
+}

@@ -1,0 +1,25 @@
+import type { FastifyInstance } from 'fastify';
+import { ApiError } from '../errors.js';
+import { measureJsonDepth } from '../json-depth.js';
+
+/**
+ * Replaces the instance's `application/json` parser with Fastify's own (prototype-poisoning
+ * checks included) behind a depth check: a body whose outermost container holds more than
+ * `maxDepth` levels of containers is 400 `invalid_request`, before it is parsed.
+ */
+export function addDepthCheckedJsonParser(app: FastifyInstance, maxDepth: number): void {
+  const parse = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = body as string;
+    // The body's own container is not counted.
+    if (measureJsonDepth(text, maxDepth + 1) - 1 > maxDepth) {
+      done(
+        new ApiError(400, 'invalid_request', `The JSON body nests deeper than ${maxDepth} levels`),
+        undefined,
+      );
+      return;
+    }
+    parse(request, text, done);
+  });
+}

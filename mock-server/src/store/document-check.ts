@@ -1,0 +1,36 @@
+import { Ajv, type SchemaObject } from 'ajv';
+
+/**
+ * Checks a document read from the data dir and returns it typed, or throws an Error saying what
+ * is wrong with it (the store adds the file's path).
+ */
+export type DocumentCheck<T> = (value: unknown) => T;
+
+// Data files are checked as they are, never coerced or completed.
+const ajv = new Ajv({ coerceTypes: false, useDefaults: false, removeAdditional: false });
+
+/**
+ * Creates a {@link DocumentCheck} from a JSON schema (the shape) plus `verify`, for what a schema
+ * cannot say (a PEM that parses, ids that are unique); `verify` throws an Error describing the
+ * problem.
+ *
+ * @example
+ * const checkState = createDocumentCheck<StoredState>({ type: 'object', required: ['state'] });
+ * const state = await store.read('standby-state', checkState);
+ */
+export function createDocumentCheck<T>(
+  schema: SchemaObject,
+  verify?: (value: T) => void,
+): DocumentCheck<T> {
+  const validate = ajv.compile(schema);
+  return (value) => {
+    if (!validate(value)) {
+      const [error] = validate.errors ?? [];
+      throw new Error(
+        `${error?.instancePath ? `${error.instancePath} ` : 'the document '}${error?.message ?? 'has the wrong shape'}`,
+      );
+    }
+    verify?.(value as T);
+    return value as T;
+  };
+}

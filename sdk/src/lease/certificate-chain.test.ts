@@ -1,0 +1,209 @@
+import { x509 } from '@test/helpers/x509.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { encodeBase64 } from '../internal/base64.js';
+import { parseCertificate } from '../internal/certificate.js';
+import { ChainError, type TrustAnchor, verifyCertificateChain } from './certificate-chain.js';
+
+const T0 = Date.UTC(2030, 0, 1);
+const DAY = 86_400_000;
+const validity = { notBefore: new Date(T0 - DAY), notAfter: new Date(T0 + 365 * DAY) };
+const RSA = {
+  name: 'RSASSA-PKCS1-v1_5',
+  hash: 'SHA-256',
+  modulusLength: 2048,
+  publicExponent: new Uint8Array([1, 0, 1]),
+};
+const EC = { name: 'ECDSA', namedCurve: 'P-384' };
+const EC_SIGN = { name: 'ECDSA', hash: 'SHA-256' };
+
+const keysOf = (params: RsaHashedKeyGenParams | EcKeyGenParams) =>
+  globalThis.crypto.subtle.generateKey(params, true, ['sign', 'verify']) as Promise<CryptoKeyPair>;
+
+const caExtensions = (pathLength?: number) => [
+  new x509.BasicConstraintsExtension(true, pathLength, true),
+  new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign, true),
+];
+const leafExtensions = () => [
+  new x509.BasicConstraintsExtension(false, undefined, true),
+  new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
+];
+
+interface Ca {
+  cert: x509.X509Certificate;
+  keys: CryptoKeyPair;
+  signingAlgorithm: Algorithm | EcdsaParams;
+}
+
+async function issue(
+  issuer: Ca,
+  subject: x509.X509CertificateCreateParamsName,
+  keys: CryptoKeyPair,
+  extensions: x509.Extension[],
+  /** What the new certificate signs with when it issues in turn. */
+  signingAlgorithm: Algorithm | EcdsaParams = { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' },
+): Promise<Ca> {
+  const cert = await x509.X509CertificateGenerator.create({
+    subject,
+    issuer: issuer.cert.subjectName,
+    publicKey: keys.publicKey,
+    signingKey: issuer.keys.privateKey,
+    signingAlgorithm: issuer.signingAlgorithm,
+    ...validity,
+    extensions,
+  });
+  return { cert, keys, signingAlgorithm };
+}
+
+const b64 = (cert: x509.X509Certificate) => encodeBase64(cert.rawData);
+const anchorOf = (ca: Ca): TrustAnchor => {
+  const cert = parseCertificate(new Uint8Array(ca.cert.rawData));
+  return { cert, der: cert.der };
+};
+
+async function refusal(promise: Promise<unknown>): Promise<ChainError> {
+  const error = await promise.then(
+    () => undefined,
+    (reason: unknown) => reason,
+  );
+  expect(error).toBeInstanceOf(ChainError);
+  return error as ChainError;
+}
+
+let ecRoot: Ca;
+let rsaKeys: CryptoKeyPair;
+
+beforeAll(async () => {
+  const keys = await keysOf(EC);
+  const signingAlgorithm = { name: 'ECDSA', hash: 'SHA-384' };
+  const cert = await x509.X509CertificateGenerator.createSelfSigned({
+    name: 'CN=EC Root, O=Example',
+    keys,
+    signingAlgorithm,
+    ...validity,
+    extensions: caExtensions(1),
+  });
+  ecRoot = { cert, keys, signingAlgorithm };
+  rsaKeys = await keysOf(RSA);
+});
+
+describe('verifyCertificateChain', () => {
+  it('verifies an RSA leaf under an ECDSA intermediate and root, with or without the root', async () => {
+    const inter = await issue(ecRoot, 'CN=EC Intermediate', await keysOf(EC), caExtensions(0), {
+      name: 'ECDSA',
+      hash: 'SHA-256',
+    });
+    const leaf = await issue(inter, 'CN=RSA leaf', rsaKeys, leafExtensions());
+    const full = await verifyCertificateChain(
+      [b64(leaf.cert), b64(inter.cert), b64(ecRoot.cert)],
+      [anchorOf(ecRoot)],
+    );
+    expect(full.validity.map((entry) => [entry.label, entry.subject])).toEqual([
+      ['x5c[0]', 'CN=RSA leaf'],
+      ['x5c[1]', 'CN=EC Intermediate'],
+      ['embedded root', 'CN=EC Root, O=Example'],
+    ]);
+    expect(full.leaf.publicKey).toEqual(new Uint8Array(leaf.cert.publicKey.rawData));
+
+    const belowRoot = await verifyCertificateChain(
+      [b64(leaf.cert), b64(inter.cert)],
+      [anchorOf(ecRoot)],
+    );
+    expect(belowRoot.validity.map((entry) => entry.label)).toEqual([
+      'x5c[0]',
+      'x5c[1]',
+      'embedded root',
+    ]);
+  });
+
+  it('refuses more intermediates than the root allows', async () => {
+    const first = await issue(ecRoot, 'CN=First', await keysOf(EC), caExtensions(), EC_SIGN);
+    const second = await issue(first, 'CN=Second', await keysOf(EC), caExtensions(), EC_SIGN);
+    const leaf = await issue(second, 'CN=Deep leaf', rsaKeys, leafExtensions());
+    const error = await refusal(
+      verifyCertificateChain(
+        [b64(leaf.cert), b64(second.cert), b64(first.cert)],
+        [anchorOf(ecRoot)],
+      ),
+    );
+    expect(error.message).toMatch(
+      /embedded root \(CN=EC Root, O=Example\) allows 1 intermediate certificates below it, the chain has 2/,
+    );
+  });
+
+  it('links issuer to subject by DER bytes: the same text in another string type does not match', async () => {
+    // The root's CN is a PrintableString (what @peculiar/x509 picks for such text); a certificate
+    // naming its issuer with a UTF8String of the same text renders identically but is not issued
+    // by that name (RFC 5280 7.1 would allow matching them after normalising; we compare bytes).
+    const cert = await x509.X509CertificateGenerator.create({
+      subject: 'CN=Lookalike leaf',
+      issuer: new x509.Name([{ CN: [{ utf8String: 'EC Root' }] }, { O: ['Example'] }]),
+      publicKey: rsaKeys.publicKey,
+      signingKey: ecRoot.keys.privateKey,
+      signingAlgorithm: ecRoot.signingAlgorithm,
+      ...validity,
+      extensions: leafExtensions(),
+    });
+    expect(cert.issuer).toBe(ecRoot.cert.subject);
+    const error = await refusal(
+      verifyCertificateChain([b64(cert), b64(ecRoot.cert)], [anchorOf(ecRoot)]),
+    );
+    expect(error.message).toBe(
+      'x5c[0] is issued by CN=EC Root, O=Example, but the next certificate is CN=EC Root, O=Example',
+    );
+    const alone = await refusal(verifyCertificateChain([b64(cert)], [anchorOf(ecRoot)]));
+    expect(alone.message).toMatch(/neither an embedded root nor signed by one/);
+  });
+
+  it('names the OID of a signature algorithm it cannot check', async () => {
+    const sha1Keys = await keysOf({ ...RSA, hash: 'SHA-1' });
+    const sha1Root: Ca = {
+      cert: await x509.X509CertificateGenerator.createSelfSigned({
+        name: 'CN=SHA-1 Root',
+        keys: sha1Keys,
+        signingAlgorithm: { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-1' },
+        ...validity,
+        extensions: caExtensions(),
+      }),
+      keys: sha1Keys,
+      signingAlgorithm: { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-1' },
+    };
+    const leaf = await issue(sha1Root, 'CN=SHA-1 leaf', rsaKeys, leafExtensions());
+    const error = await refusal(
+      verifyCertificateChain([b64(leaf.cert), b64(sha1Root.cert)], [anchorOf(sha1Root)]),
+    );
+    expect(error.failure).toBe('chain');
+    expect(error.message).toMatch(
+      /^x5c\[0\] \(CN=SHA-1 leaf\) uses an unsupported signature algorithm 1\.2\.840\.113549\.1\.1\.5 \(sha1WithRSAEncryption\)/,
+    );
+  });
+
+  it('refuses a tampered certificate, a leaf without digitalSignature and malformed input', async () => {
+    const leaf = await issue(ecRoot, 'CN=Tamper leaf', rsaKeys, leafExtensions());
+    const der = new Uint8Array(leaf.cert.rawData);
+    const at = Buffer.from(der).indexOf('Tamper leaf');
+    const tampered = der.slice();
+    tampered[at] = 'D'.charCodeAt(0);
+    const bad = await refusal(
+      verifyCertificateChain([encodeBase64(tampered), b64(ecRoot.cert)], [anchorOf(ecRoot)]),
+    );
+    expect(bad.message).toBe('the signature of x5c[0] (CN=Damper leaf) does not verify');
+
+    const noSign = await issue(ecRoot, 'CN=No sign', rsaKeys, caExtensions());
+    expect(
+      (await refusal(verifyCertificateChain([b64(noSign.cert)], [anchorOf(ecRoot)]))).message,
+    ).toMatch(/x5c\[0\] \(CN=No sign\) lacks the digitalSignature key usage/);
+
+    for (const [x5c, message] of [
+      [[], /no x5c/],
+      ['not-an-array', /no x5c/],
+      [[42], /x5c\[0\] is not a base64 DER certificate/],
+      [['!!'], /x5c\[0\] is not a base64 DER certificate/],
+      [[b64(leaf.cert), encodeBase64(new Uint8Array([0x30, 0]))], /x5c\[1\] is not a base64 DER/],
+      [Array.from({ length: 9 }, () => b64(leaf.cert)), /more than 8/],
+    ] as const) {
+      expect((await refusal(verifyCertificateChain(x5c, [anchorOf(ecRoot)]))).message).toMatch(
+        message,
+      );
+    }
+  });
+});
