@@ -87,10 +87,18 @@ describe('parseDrillArgs', () => {
 
   it('turns the herd controls off with --herd off, and lets a flag override it', () => {
     expect(failoverOf(['--herd', 'off'])).toEqual({
+      probeMaxIntervalMs: 30_000,
+      probeJitterRatio: 0,
+      breaker: false,
+    });
+    expect(failoverOf(['--herd', 'off', '--probe-interval-ms', '5000'])).toEqual({
+      probeIntervalMs: 5000,
+      probeMaxIntervalMs: 5000,
       probeJitterRatio: 0,
       breaker: false,
     });
     expect(failoverOf(['--herd', 'off', '--probe-jitter', '0.25'])).toEqual({
+      probeMaxIntervalMs: 30_000,
       probeJitterRatio: 0.25,
       breaker: false,
     });

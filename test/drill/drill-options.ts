@@ -1,6 +1,6 @@
 // The drill's settings: their types, defaults, and the one parser of `npm run drill -- <flags>`.
 import { parseArgs } from 'node:util';
-import type { FailoverOptions } from '@standby-licensing/sdk';
+import { DEFAULTS, type FailoverOptions } from '@standby-licensing/sdk';
 
 /** How main breaks: its port refuses connections, it never answers, or it answers 503. */
 export type OutageKind = 'refused' | 'hang' | '503';
@@ -11,7 +11,12 @@ export type OutageKind = 'refused' | 'hang' | '503';
  */
 export type DrillFailoverOptions = Pick<
   FailoverOptions,
-  'mainAttempts' | 'attemptTimeoutMs' | 'probeIntervalMs' | 'probeJitterRatio' | 'breaker'
+  | 'mainAttempts'
+  | 'attemptTimeoutMs'
+  | 'probeIntervalMs'
+  | 'probeMaxIntervalMs'
+  | 'probeJitterRatio'
+  | 'breaker'
 >;
 
 /** Phase lengths in seconds, in the order the drill runs them. */
@@ -107,7 +112,9 @@ steady state on main, main breaks, standby enabled, main recovers, standby disab
   --main-attempts <n>      failover.mainAttempts (default: the SDK's)
   --attempt-timeout-ms <ms>  failover.attemptTimeoutMs (default: the SDK's)
   --probe-interval-ms <ms> failover.probeIntervalMs (default: the SDK's)
-  --herd off|default       off: probe jitter 0 and no breaker (the SDK before the herd controls);
+  --probe-max-interval-ms <ms>  failover.probeMaxIntervalMs (Strategy B probe backoff cap)
+  --herd off|default       off: probes neither jittered nor backed off, no breaker (the SDK before
+                           the herd controls);
                            default: the SDK's defaults (default)
   --probe-jitter <0..1>    failover.probeJitterRatio (Strategy B)
   --breaker on|off         failover.breaker (Strategy A); on = the SDK's breaker defaults
@@ -141,6 +148,7 @@ const FLAGS = {
   'main-attempts': { type: 'string' },
   'attempt-timeout-ms': { type: 'string' },
   'probe-interval-ms': { type: 'string' },
+  'probe-max-interval-ms': { type: 'string' },
   herd: { type: 'string' },
   'probe-jitter': { type: 'string' },
   breaker: { type: 'string' },
@@ -219,6 +227,10 @@ function failoverFrom(values: Record<string, string | undefined>, herd: 'off' | 
     min: 1,
   });
   const probeIntervalMs = numberFlag('probe-interval-ms', values['probe-interval-ms'], { min: 1 });
+  // Herd off: probes neither jittered nor backed off (every probe interval the base one).
+  const probeMaxIntervalMs =
+    numberFlag('probe-max-interval-ms', values['probe-max-interval-ms'], { min: 1 }) ??
+    (herd === 'off' ? (probeIntervalMs ?? DEFAULTS.failover.probeIntervalMs) : undefined);
   const probeJitterRatio =
     numberFlag('probe-jitter', values['probe-jitter'], { min: 0, max: 1 }) ??
     (herd === 'off' ? 0 : undefined);
@@ -226,6 +238,7 @@ function failoverFrom(values: Record<string, string | undefined>, herd: 'off' | 
   if (mainAttempts !== undefined) failover.mainAttempts = mainAttempts;
   if (attemptTimeoutMs !== undefined) failover.attemptTimeoutMs = attemptTimeoutMs;
   if (probeIntervalMs !== undefined) failover.probeIntervalMs = probeIntervalMs;
+  if (probeMaxIntervalMs !== undefined) failover.probeMaxIntervalMs = probeMaxIntervalMs;
   if (probeJitterRatio !== undefined) failover.probeJitterRatio = probeJitterRatio;
   if (breaker !== undefined) failover.breaker = breaker;
   return failover;
