@@ -45,6 +45,7 @@ describe('renderTimelineChart', () => {
   it('is one SVG document with a polyline and a legend entry per line, text escaped', () => {
     expect(svg.startsWith('<svg xmlns="http://www.w3.org/2000/svg"')).toBe(true);
     expect(svg.trimEnd().endsWith('</svg>')).toBe(true);
+    expect(svg).toContain('<title>Strategy B &#60;refused&#62; &#38; co: 4 clients</title>');
     expect(svg.match(/<polyline /g)).toHaveLength(3);
     expect(svg).toContain('Strategy B &#60;refused&#62; &#38; co');
     expect(svg).not.toContain('<refused>');

@@ -98,7 +98,9 @@ export function renderTimelineChart(chart: TimelineChart): string {
   const height =
     TOP + heights.reduce((a, b) => a + b, 0) + PANEL_GAP * chart.panels.length + BOTTOM;
   const out: string[] = [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" viewBox="0 0 ${WIDTH} ${height}">`,
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" viewBox="0 0 ${WIDTH} ${height}" role="img">`,
+    // The accessible name of the chart (screen readers, and the tooltip of a browser).
+    `<title>${escapeXml(chart.subtitle ? `${chart.title}: ${chart.subtitle}` : chart.title)}</title>`,
     `<rect width="${WIDTH}" height="${height}" fill="#ffffff"/>`,
     `<text x="${LEFT}" y="24" ${FONT} font-size="16" font-weight="600">${escapeXml(chart.title)}</text>`,
   ];
