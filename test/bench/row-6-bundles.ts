@@ -3,6 +3,7 @@ import { relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { build, type Metafile, type OutputFile } from 'esbuild';
+import { builtInputs } from '../helpers/built-inputs.js';
 import type { BenchLine, BenchRow } from './bench-result.js';
 
 /** Budget of row 6: what an events-only browser app loads at start, gzipped, in kB. */
@@ -66,13 +67,7 @@ export async function measureBundle(code: string, splitting: boolean): Promise<B
     // Replaces every tsconfig.json on disk, so `paths` cannot redirect to sources.
     tsconfigRaw: {},
   });
-  const inputs = Object.keys(result.metafile.inputs).map((path) =>
-    relative(repoRoot, resolve(process.cwd(), path)),
-  );
-  const fromSources = inputs.filter((path) => /^(sdk|mock-server)\/src\//.test(path));
-  if (fromSources.length > 0) {
-    throw new Error(`the bundle took package sources, not dist: ${fromSources.join(', ')}`);
-  }
+  builtInputs(result.metafile, 'the bundle');
   const outputs = result.metafile.outputs;
   const key = (file: OutputFile) => relative(process.cwd(), file.path);
   const files = result.outputFiles.filter((file) => file.path.endsWith('.js'));

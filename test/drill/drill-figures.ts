@@ -12,11 +12,17 @@ import {
 
 /** When each phase of a run began, ms from its start (the times the actions completed). */
 export interface PhaseMarks {
+  /** Every app has started by then; the steady state is measured from here. */
   rampEndMs: number;
+  /** Main breaks. */
   breakMs: number;
+  /** The standby is enabled. */
   enableMs: number;
+  /** Main recovers. */
   recoverMs: number;
+  /** The standby is disabled. */
   disableMs: number;
+  /** The run ends. */
   endMs: number;
 }
 

@@ -1,24 +1,16 @@
 // When things happen in a drill: phase boundaries, each app's start and call phase, restarts.
+import type { PhaseMarks } from './drill-figures.js';
 import type { DrillOptions } from './drill-options.js';
 import { createSeededRandom } from './seeded-random.js';
 
 /** Random stream of the run-wide choices (restarts); app streams are the app indexes. */
 const PLAN_STREAM = 0x7fff_ffff;
 
-/** Planned times of a run, in ms from its start (the epoch every worker shares). */
-export interface DrillSchedule {
-  /** Every app has started by then; the steady state is measured from here. */
-  rampEndMs: number;
-  /** Main breaks. */
-  breakMs: number;
-  /** The standby is enabled. */
-  enableMs: number;
-  /** Main recovers. */
-  recoverMs: number;
-  /** The standby is disabled. */
-  disableMs: number;
-  /** The run ends. */
-  endMs: number;
+/**
+ * Planned times of a run, in ms from its start (the epoch every worker shares): the phase
+ * boundaries as planned (the run records when each action really completed as its marks).
+ */
+export interface DrillSchedule extends PhaseMarks {
   /** Apps that restart during the outage (distinct apps, in time order). */
   restarts: Array<{ app: number; atMs: number }>;
 }

@@ -1,8 +1,6 @@
-import { relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-
-const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
+import { builtInputs } from '../built-inputs.js';
 
 /** A page script bundled for the browser, and the files it was made of. */
 export interface PageBundle {
@@ -34,13 +32,6 @@ export async function bundlePage(entry: string | URL): Promise<PageBundle> {
     // Replaces every tsconfig.json on disk, so `paths` cannot redirect to sources.
     tsconfigRaw: {},
   });
-  // Metafile paths are relative to esbuild's working directory (this process's).
-  const inputs = Object.keys(result.metafile.inputs).map((path) =>
-    relative(repoRoot, resolve(process.cwd(), path)),
-  );
-  const fromSources = inputs.filter((path) => /^(sdk|mock-server)\/src\//.test(path));
-  if (fromSources.length > 0) {
-    throw new Error(`the page bundle took package sources, not dist: ${fromSources.join(', ')}`);
-  }
+  const inputs = builtInputs(result.metafile, 'the page bundle');
   return { code: result.outputFiles[0]!.text, inputs };
 }
