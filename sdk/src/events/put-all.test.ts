@@ -70,6 +70,25 @@ describe('putAll', () => {
     expect(written).toEqual([0, 1, 2]);
   });
 
+  it('takes and signs the next batch only after the current request reached fetch', async () => {
+    // Signing's JavaScript (JSON, base64url) run before `fetch` would hold the request back.
+    const order: string[] = [];
+    let posts = 0;
+    const fetch = async () => {
+      order.push(`fetch ${posts++}`);
+      return new Response(null, { status: 201 });
+    };
+    const client = createEventClient({ eventUrl, fetch, signer: { privateKey: keys.privateKey } });
+    async function* batches() {
+      for (let n = 0; n < 3; n++) {
+        order.push(`take ${n}`);
+        yield batch(n);
+      }
+    }
+    await expect(client.putAll(batches())).resolves.toEqual({ batches: 3, events: 6 });
+    expect(order).toEqual(['take 0', 'fetch 0', 'take 1', 'fetch 1', 'take 2', 'fetch 2']);
+  });
+
   it('stops at the first refusal: earlier batches stored and reported, none after it', async () => {
     let requests = 0;
     server.use(

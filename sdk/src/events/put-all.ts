@@ -1,4 +1,5 @@
 import { LicensingError } from '../errors.js';
+import { nextTask } from '../internal/next-task.js';
 import type { NewEvent, PutContext, PutOptions } from './put-events.js';
 import { postEventBatch, signEventBatch } from './put-events.js';
 
@@ -18,8 +19,10 @@ export interface PutAllResult {
 
 /**
  * Writes batches in order with one request in flight, signing the next batch while the last one
- * is on the wire (signing runs on WebCrypto, off the JavaScript thread on Node): throughput is that
- * of the slower of signing and posting, not their sum. A batch is posted only after the one
+ * is on the wire (the RSA work runs on WebCrypto, off the JavaScript thread on Node): throughput
+ * is that of the slower of signing and posting, not their sum. The next batch is signed in a
+ * later task than the post: `fetch` writes a request only after the current task's microtasks,
+ * so the signing's JavaScript (JSON, base64url) would otherwise hold the request back. A batch is posted only after the one
  * before it was acknowledged, so the feed keeps the batches' order. The first failure stops the
  * walk and rejects with its error; every batch before it was stored (and reported to
  * `onBatchWritten`), none after it.
@@ -50,7 +53,7 @@ export async function putAllEvents(
       signal?.throwIfAborted();
       // The request leaves first; the next batch is signed while it is on the wire.
       const posting = postEventBatch(context, current.jws, signal);
-      const following = nextSigned();
+      const following = nextTask().then(nextSigned);
       // Keep an early signing failure from going unhandled while the post is in flight.
       following.catch(() => undefined);
       await posting;

@@ -1,6 +1,7 @@
 import { LicensingError } from '../errors.js';
 import { classifyOutcome } from '../transport/classify-outcome.js';
 import type { HttpAttempt } from '../transport/http-attempt.js';
+import { loadSigning } from './load-signing.js';
 import {
   type EventSigningAlgorithm,
   type PrivateKeyInput,
@@ -88,7 +89,7 @@ export async function signEventBatch(
   }
   // jose's signing code is loaded at first use (a lazy chunk for bundlers): reading feeds never
   // pays for it.
-  const { importSigningKey, signCompactJws } = await import('./jose-signing.js');
+  const { importSigningKey, signCompactJws } = await loadSigning();
   let key = context.keys.get(signer);
   if (!key) {
     key = importSigningKey(signer.privateKey, alg, 'signer.privateKey');

@@ -1,6 +1,7 @@
 import { LicensingError } from '../errors.js';
 import { option } from '../internal/validate-option.js';
 import type { ResolvedFeed } from './feed-selector.js';
+import { loadSigning } from './load-signing.js';
 import {
   type EventSigningAlgorithm,
   type PrivateKeyInput,
@@ -81,7 +82,7 @@ function createSignedTokenSource(auth: EventReadKey, now: () => number): ReadTok
 
   const sign = async (claim: string): Promise<string> => {
     // jose's signing code is loaded at first use (a lazy chunk for bundlers).
-    const { importSigningKey, signJwt } = await import('./jose-signing.js');
+    const { importSigningKey, signJwt } = await loadSigning();
     key ??= importSigningKey(auth.privateKey, alg, 'auth.privateKey');
     const issuedAt = now();
     const token = await signJwt(
