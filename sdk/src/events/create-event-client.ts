@@ -1,7 +1,7 @@
 import { LicensingError } from '../errors.js';
 import { option } from '../internal/validate-option.js';
 import { DEFAULTS, resolveFetch } from '../options.js';
-import { createHttpAttempt } from '../transport/http-attempt.js';
+import { createFetchAttempt } from '../transport/fetch-attempt.js';
 import type { FeedEvent } from './event-kinds.js';
 import type { EventServiceContext } from './feed-page.js';
 import type { FeedSelector } from './feed-selector.js';
@@ -129,7 +129,7 @@ export function createEventClient(options: EventClientOptions): EventClient {
   option.knownKeys('', o, ALLOWED);
   const d = DEFAULTS.events;
   const eventUrl = resolveEventUrl(options.eventUrl);
-  const send = createHttpAttempt(resolveFetch('fetch', options.fetch));
+  const send = createFetchAttempt(resolveFetch('fetch', options.fetch));
   const now = option.fn('now', options.now, Date.now);
   const pageSize = option.number('pageSize', options.pageSize, d.pageSize, {
     min: 1,

@@ -1,6 +1,6 @@
 import { LicensingError } from '../errors.js';
 import { classifyOutcome } from '../transport/classify-outcome.js';
-import type { HttpAttempt } from '../transport/http-attempt.js';
+import type { HttpSend } from '../transport/http-attempt.js';
 import type { FeedEvent } from './event-kinds.js';
 import type { ResolvedFeed } from './feed-selector.js';
 import type { ReadTokenSource } from './read-token.js';
@@ -10,8 +10,8 @@ import { type EventTimestamp, timestampFromDigits } from './timestamp.js';
 export interface EventServiceContext {
   /** Base URL without a trailing slash. */
   eventUrl: string;
-  /** The SDK's HTTP sender (ky, `fetch` resolved at call time). */
-  send: HttpAttempt;
+  /** The event client's HTTP sender (plain `fetch`, resolved at call time; ADR 0025). */
+  send: HttpSend;
   now: () => number;
   /** Per-request timeout, in ms (long polls add their `maxWaitMs`). */
   timeoutMs: number;

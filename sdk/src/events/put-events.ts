@@ -1,6 +1,6 @@
 import { LicensingError } from '../errors.js';
 import { classifyOutcome } from '../transport/classify-outcome.js';
-import type { HttpAttempt } from '../transport/http-attempt.js';
+import type { HttpSend } from '../transport/http-attempt.js';
 import { loadSigning } from './load-signing.js';
 import {
   type EventSigningAlgorithm,
@@ -48,8 +48,8 @@ export interface PutOptions {
 /** What `put` needs from the client. */
 export interface PutContext {
   eventUrl: string;
-  /** The SDK's HTTP sender (ky, `fetch` resolved at call time). */
-  send: HttpAttempt;
+  /** The event client's HTTP sender (plain `fetch`, resolved at call time; ADR 0025). */
+  send: HttpSend;
   now: () => number;
   timeoutMs: number;
   signer: EventSigner | undefined;

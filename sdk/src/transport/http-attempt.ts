@@ -1,19 +1,23 @@
 import ky, { type Hooks, TimeoutError } from 'ky';
 
-/** One HTTP exchange with one service. */
-export interface HttpExchange {
+/** One HTTP request to one service, with its time budget. */
+export interface HttpRequest {
   url: string;
   /** Default `GET`. */
   method?: string;
   headers?: Record<string, string>;
   body?: string;
   /**
-   * Budget of the attempt, in ms: ky's `timeout` bounds the wait for the response headers, and
-   * what is left of the same budget bounds reading the body.
+   * Budget of the attempt, in ms, from the request leaving until its body is read: the wait for
+   * the response headers and the reading of the body share it.
    */
   timeoutMs: number;
   /** The caller's signal: its abort rejects the exchange with `signal.reason`. */
   signal?: AbortSignal | undefined;
+}
+
+/** One HTTP exchange through ky: a request and the hooks that build its headers. */
+export interface HttpExchange extends HttpRequest {
   /** ky hooks of this exchange (authorization headers, a refresh after a 401). */
   hooks?: Hooks;
 }
@@ -25,6 +29,9 @@ export type HttpOutcome =
 
 /** Sends one {@link HttpExchange}; never retries and never rejects for a failed exchange. */
 export type HttpAttempt = (exchange: HttpExchange) => Promise<HttpOutcome>;
+
+/** Sends one {@link HttpRequest} (no hooks); same contract as {@link HttpAttempt}. */
+export type HttpSend = (request: HttpRequest) => Promise<HttpOutcome>;
 
 /** Reason the body deadline aborts with. */
 class BodyTimeoutError extends Error {
