@@ -92,6 +92,22 @@ describe.skipIf(chromiumEndpoint() === null)('event client in Chromium, cross-or
     expect(requests.every((r) => r.origin === fixture.served.origin)).toBe(true);
   });
 
+  it('writes batches in order with putAll, the next signed while the last is on the wire', async () => {
+    const feed = `${FEED}-bulk`;
+    const batches = [0, 1, 2].map((n) => [
+      { eventType: 'InvoicePaid', eventSourceId: feed, data: { n, part: 'a' } },
+      { eventType: 'InvoicePaid', eventSourceId: feed, data: { n, part: 'b' } },
+    ]);
+    const written = await page.evaluate((all) => window.eventApp.putAll(all), batches);
+    expect(written).toEqual({
+      ok: true,
+      value: { batches: 3, events: 6, hasSetImmediate: false },
+    });
+    const back = await page.evaluate((name) => window.eventApp.read(name), feed);
+    if (!back.ok) throw new Error(`read failed: ${JSON.stringify(back.error)}`);
+    expect(back.value.map((event) => event.data)).toEqual(batches.flat().map((e) => e.data));
+  });
+
   it('refuses a batch signed by a key the service does not trust (the signature is checked)', async () => {
     const stranger = rsaKeyPair();
     const refused = await page.evaluate(

@@ -37,6 +37,13 @@ export interface EventAppPage {
   nativeFetch(): boolean;
   /** `put` with the client's signer, or with another PKCS#8 key when given. */
   put(events: NewEvent[], otherKeyPem?: string): Promise<Outcome<null>>;
+  /**
+   * `putAll` of `batches` with the client's signer; also says whether the page has
+   * `setImmediate` (a browser does not: the SDK schedules each next signing another way).
+   */
+  putAll(
+    batches: NewEvent[][],
+  ): Promise<Outcome<{ batches: number; events: number; hasSetImmediate: boolean }>>;
   read(feed: string, after?: string): Promise<Outcome<EventReport[]>>;
   /** Starts following `feed` after `after`; events collect in {@link EventAppPage.followed}. */
   follow(feed: string, after: string | undefined): void;
@@ -89,6 +96,11 @@ window.eventApp = {
       );
       return null;
     }),
+  putAll: (batches) =>
+    outcome(async () => ({
+      ...(await requireClient().putAll(batches)),
+      hasSetImmediate: 'setImmediate' in globalThis,
+    })),
   read: (feed, after) =>
     outcome(async () =>
       (
