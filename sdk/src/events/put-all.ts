@@ -22,10 +22,10 @@ export interface PutAllResult {
  * is on the wire (the RSA work runs on WebCrypto, off the JavaScript thread on Node): throughput
  * is that of the slower of signing and posting, not their sum. The next batch is signed in a
  * later task than the post: `fetch` writes a request only after the current task's microtasks,
- * so the signing's JavaScript (JSON, base64url) would otherwise hold the request back. A batch is posted only after the one
- * before it was acknowledged, so the feed keeps the batches' order. The first failure stops the
- * walk and rejects with its error; every batch before it was stored (and reported to
- * `onBatchWritten`), none after it.
+ * so the signing's JavaScript (JSON, base64url) would otherwise hold the request back. A batch
+ * is posted only after the one before it was acknowledged, so the feed keeps the batches' order.
+ * The first failure stops the walk and rejects with its error; every batch before it was stored
+ * (and reported to `onBatchWritten`), none after it.
  */
 export async function putAllEvents(
   context: PutContext,

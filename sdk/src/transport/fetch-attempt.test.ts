@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFetchAttempt } from './fetch-attempt.js';
 import { createHttpAttempt, type HttpSend } from './http-attempt.js';
@@ -8,7 +8,7 @@ import { createHttpAttempt, type HttpSend } from './http-attempt.js';
 // same outcomes for the same exchanges, over real HTTP on loopback.
 let server: Server;
 let origin: string;
-const open = new Set<import('node:net').Socket>();
+const open = new Set<Socket>();
 beforeAll(async () => {
   server = createServer((request, response) => {
     const chunks: Buffer[] = [];
