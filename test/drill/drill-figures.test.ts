@@ -127,6 +127,29 @@ describe('computeDrillFigures', () => {
     expect(figures.toStandby.fromBreak.p50Ms).toBe(7000);
   });
 
+  it('counts a standby lease granted while the enable action was still being answered', () => {
+    // The orchestrator saw the enable answered at 25 s; the standby served app 0 at 24.9 s.
+    const r = createFleetRecorder();
+    r.lease(1_000, 0, 'main');
+    r.lease(24_900, 0, 'standby');
+    const early = (enableStartMs?: number) =>
+      computeDrillFigures({
+        records: r.records,
+        marks: { ...marks, ...(enableStartMs === undefined ? {} : { enableStartMs }) },
+        clients: 1,
+        probeIntervalMs: 9_000,
+      }).toStandby.fromEnable;
+    expect(early(24_800)).toEqual({
+      population: 1,
+      reached: 1,
+      p50Ms: 100,
+      p99Ms: 100,
+      p100Ms: 100,
+    });
+    // Results written before the start was recorded count from the completion, as they did.
+    expect(early(undefined)).toEqual({ population: 1, reached: 0 });
+  });
+
   it('times the failback of the apps on the standby at recovery', () => {
     expect(figures.failback.holdingMain).toEqual({ population: 4, reached: 2, p50Ms: 5000 });
     // Only apps 0 and 1 failed over (their clients were on the standby); app 0's failback came 1 s in.

@@ -18,6 +18,12 @@ export interface PhaseMarks {
   breakMs: number;
   /** The standby is enabled. */
   enableMs: number;
+  /**
+   * When the enable action began. The standby may serve from then on, before `enableMs` when
+   * the orchestrator is slow to see the admin call answered; time to the standby counts from
+   * here. Absent in results written before it existed: `enableMs` then.
+   */
+  enableStartMs?: number;
   /** Main recovers. */
   recoverMs: number;
   /** The standby is disabled. */
@@ -228,6 +234,7 @@ export function computeDrillFigures(input: FiguresInput): DrillFigures {
   const reachStandby: number[] = [];
   const reachStandbyFromBreak: number[] = [];
   const reachedStandby = new Set<number>();
+  const enabledFromMs = marks.enableStartMs ?? marks.enableMs;
   // Apps holding a standby lease at recovery and still to reach a main lease.
   const failbackPopulation = new Set<number>();
   const reachMain: number[] = [];
@@ -256,9 +263,9 @@ export function computeDrillFigures(input: FiguresInput): DrillFigures {
       if (after === MAIN_HOLDER) held.main++;
       if (after === STANDBY_HOLDER) held.standby++;
       holder[app] = after;
-      if (after === STANDBY_HOLDER && t >= marks.enableMs && !reachedStandby.has(app)) {
+      if (after === STANDBY_HOLDER && t >= enabledFromMs && !reachedStandby.has(app)) {
         reachedStandby.add(app);
-        reachStandby.push(t - marks.enableMs);
+        reachStandby.push(t - enabledFromMs);
         reachStandbyFromBreak.push(t - marks.breakMs);
       }
       if (after === MAIN_HOLDER && recoverSeen && failbackPopulation.delete(app)) {

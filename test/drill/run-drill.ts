@@ -165,16 +165,22 @@ export async function runDrill(
     }, 1000);
 
     const marks: PhaseMarks = { ...schedule };
+    /** Runs an action at its time; resolves when it began and when it was seen completed. */
     const step = async (atMs: number, what: string, action: () => Promise<void>) => {
       await sleepUntil(epoch, atMs);
+      const startMs = now();
       await action();
       log(`+${(now() / 1000).toFixed(1)} s: ${what}`);
-      return now();
+      return { startMs, doneMs: now() };
     };
-    marks.breakMs = await step(schedule.breakMs, 'main breaks', actions.breakMain);
-    marks.enableMs = await step(schedule.enableMs, 'standby enabled', actions.enableStandby);
-    marks.recoverMs = await step(schedule.recoverMs, 'main recovers', actions.recoverMain);
-    marks.disableMs = await step(schedule.disableMs, 'standby disabled', actions.disableStandby);
+    marks.breakMs = (await step(schedule.breakMs, 'main breaks', actions.breakMain)).doneMs;
+    const enable = await step(schedule.enableMs, 'standby enabled', actions.enableStandby);
+    marks.enableStartMs = enable.startMs;
+    marks.enableMs = enable.doneMs;
+    marks.recoverMs = (await step(schedule.recoverMs, 'main recovers', actions.recoverMain)).doneMs;
+    marks.disableMs = (
+      await step(schedule.disableMs, 'standby disabled', actions.disableStandby)
+    ).doneMs;
     await sleepUntil(epoch, schedule.endMs);
     marks.endMs = now();
     clearInterval(sampler);
