@@ -22,7 +22,10 @@ function smoke(over: Partial<DrillOptions>): DrillOptions {
     outDir,
     callIntervalS: 2,
     restarts: 4,
-    phases: { rampS: 3, steadyS: 4, detectS: 3, standbyS: 6, recoveryS: 6, tailS: 2 },
+    // 9 s on the standby: on a loaded machine the fleet process skips calls, and the last of 200
+    // apps has been seen to take 5 s to its first standby lease. The test checks that every app
+    // gets there, not how fast.
+    phases: { rampS: 3, steadyS: 4, detectS: 3, standbyS: 9, recoveryS: 6, tailS: 2 },
     failover: { probeIntervalMs: 1000 },
     ...over,
   };
