@@ -114,9 +114,13 @@ export interface ResolvedOptions {
   signingThreads: number;
 }
 
-/** Creates a random management API key. */
+/**
+ * Creates a random management API key: 48 hex digits (192 bits). Hex, not base64url, because a
+ * key that starts with `-` (1 in 64 base64url keys) reads as an option on a command line such as
+ * `embed-root --api-key <key>` and is refused there.
+ */
 export function generateApiKey(): string {
-  return randomBytes(24).toString('base64url');
+  return randomBytes(24).toString('hex');
 }
 
 const KNOWN = new Set([

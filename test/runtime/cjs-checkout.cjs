@@ -43,11 +43,12 @@ function commonJsEntries(name) {
  * Runs a package's bin with this Node (the floor), as `npx <bin>` would. Asynchronously: the
  * mock server it talks to runs in this process.
  */
-async function runBin(name, bin, args) {
+async function runBin(name, bin, args, env = {}) {
   const manifestPath = require.resolve(`${name}/package.json`);
   const manifest = JSON.parse(readFileSync(manifestPath, 'utf8'));
   const script = path.join(path.dirname(manifestPath), manifest.bin[bin]);
-  return (await promisify(execFile)(process.execPath, [script, ...args])).stdout;
+  const options = { env: { ...process.env, ...env } };
+  return (await promisify(execFile)(process.execPath, [script, ...args], options)).stdout;
 }
 
 async function json(response) {
@@ -91,22 +92,24 @@ async function main() {
     // The two roots an app embeds, written by the SDK's bin as CommonJS modules: a new standby
     // signing key's root, and the mock main's (trust on first use, development only).
     const roots = path.join(process.cwd(), 'roots');
-    const embed = (...args) =>
-      runBin('@standby-licensing/sdk', 'standby-licensing', ['embed-root', '--force', ...args]);
-    await embed(
-      '--standby-url',
-      standbyUrl,
-      '--api-key',
-      apiKey,
-      '--out',
-      `${roots}/standby-root.cjs`,
-    );
-    await embed(
+    // The API key goes in the environment, as docs/embed-root.md advises (out of `ps`, and a key
+    // that starts with `-` is not read as an option).
+    const embed = (args, env) =>
+      runBin(
+        '@standby-licensing/sdk',
+        'standby-licensing',
+        ['embed-root', '--force', ...args],
+        env,
+      );
+    await embed(['--standby-url', standbyUrl, '--out', `${roots}/standby-root.cjs`], {
+      STANDBY_LICENSING_API_KEY: apiKey,
+    });
+    await embed([
       '--jwks-url',
       `${mainUrl}/.well-known/jwks.json`,
       '--out',
       `${roots}/main-root.cjs`,
-    );
+    ]);
     const { rootCertificate: standbyRoot } = require(`${roots}/standby-root.cjs`);
     const { rootCertificate: mainRoot } = require(`${roots}/main-root.cjs`);
     assert.equal(typeof standbyRoot.keyId, 'string');
