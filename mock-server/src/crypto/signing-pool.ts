@@ -10,7 +10,22 @@ const WORKER_URL = new URL('./sign-worker.mjs', import.meta.url).href;
 export const MAX_SIGNING_THREADS = 256;
 
 /** Most `signTokens` calls one worker task carries. */
-const MAX_BATCH = 32;
+const MAX_BATCH = 8;
+
+/**
+ * Tasks each worker holds at once: while it signs one, the next waits in its queue, so it goes on
+ * signing while the answers of the last one travel back and new requests arrive.
+ */
+const TASKS_PER_WORKER = 2;
+
+/**
+ * How much lower the signing threads run than the event loop (Linux nice levels; piscina's
+ * `niceIncrement`). Under a herd the event loop then gets a core as soon as it has requests to
+ * read or answers to write, instead of waiting out a signer's time slice, so the workers' queues
+ * stay filled and admin calls stay prompt. Linux only: there a thread's nice level is its own,
+ * where on macOS it would lower the whole process.
+ */
+const SIGNER_NICE_INCREMENT = process.platform === 'linux' ? 10 : 0;
 
 /** What a worker receives per task (see `sign-worker.mjs`): a batch of jobs. */
 interface SignTask {
@@ -92,11 +107,12 @@ function closedError(): Error {
  * leaves the event loop and uses every core. The threads start at once; close the pool with the
  * server. With `threads: 0` it signs on the calling thread and starts nothing.
  *
- * Calls are batched: each worker has at most one task in flight, and the calls that arrive
- * meanwhile (or within one turn of the event loop) go to the next free worker together, split
- * evenly. A hand-off between threads costs about as much as a fifth of a signature on a small
- * VM, so under load it is paid per batch rather than per lease; an idle server still answers
- * a lone call within the same turn.
+ * Calls are batched: each worker holds at most two tasks (one signing, one queued behind it), and
+ * the calls that arrive meanwhile (or within one turn of the event loop) go to the free slots
+ * together, split evenly, at most 8 per task. A hand-off between threads costs about as much as a
+ * fifth of a signature on a small VM, so under load it is paid per batch rather than per lease;
+ * the queued task keeps a worker signing while its last answers go out. An idle server still
+ * answers a lone call within the same turn.
  *
  * @example
  * const pool = createSigningPool({ threads: 2 });
@@ -114,6 +130,8 @@ export function createSigningPool(options: SigningPoolOptions = {}): SigningPool
           maxThreads: threads,
           // Per-task timing histograms cost time on every task and nobody reads them.
           recordTiming: false,
+          concurrentTasksPerWorker: TASKS_PER_WORKER,
+          niceIncrement: SIGNER_NICE_INCREMENT,
           // The worker is plain JavaScript importing node:crypto only: it needs none of this
           // process's flags, and a loader such as tsx (`--import tsx` when running from the
           // sources) would double its start-up time and memory (measured: 170-210 ms and
@@ -148,8 +166,9 @@ export function createSigningPool(options: SigningPoolOptions = {}): SigningPool
   };
   const pump = () => {
     scheduled = false;
-    while (closed === undefined && inFlight < threads && pending.length > 0) {
-      const size = Math.min(MAX_BATCH, Math.ceil(pending.length / (threads - inFlight)));
+    const slots = threads * TASKS_PER_WORKER;
+    while (closed === undefined && inFlight < slots && pending.length > 0) {
+      const size = Math.min(MAX_BATCH, Math.ceil(pending.length / (slots - inFlight)));
       dispatch(pending.splice(0, size));
     }
   };
