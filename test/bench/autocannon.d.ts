@@ -32,6 +32,9 @@ declare module 'autocannon' {
     duration: number;
     '2xx': number;
   }
+
+  export type { AutocannonResult };
+
   function autocannon(options: AutocannonOptions): Promise<AutocannonResult>;
   export default autocannon;
 }

@@ -31,8 +31,13 @@ export function rsa2048(): { privateKey: KeyObject; publicKey: KeyObject } {
  * Raw `crypto.sign('sha256', …)` RSA-2048 (PKCS#1 v1.5) signatures over `input`, one core (a
  * synchronous loop on this thread).
  */
-export function measureRawSign(privateKey: KeyObject, input: Buffer, durationMs: number): Measured {
-  return measureSync(() => sign('sha256', input, privateKey), durationMs);
+export function measureRawSign(
+  privateKey: KeyObject,
+  input: Buffer,
+  durationMs: number,
+  warmupMs?: number,
+): Measured {
+  return measureSync(() => sign('sha256', input, privateKey), durationMs, warmupMs);
 }
 
 // One synchronous crypto.sign loop per worker thread (plain JavaScript: runs without a loader).

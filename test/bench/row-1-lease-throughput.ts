@@ -1,7 +1,14 @@
 import { Agent, request } from 'node:http';
 import { availableParallelism } from 'node:os';
-import autocannon from 'autocannon';
-import { type Measured, perCpuSecond, perWallSecond, ratioOf, summarize } from './bench-helpers.js';
+import autocannon, { type AutocannonResult } from 'autocannon';
+import {
+  type Measured,
+  measureAlternating,
+  perCpuSecond,
+  perWallSecond,
+  ratioOf,
+  summarize,
+} from './bench-helpers.js';
 import type { BenchLine, BenchRow } from './bench-result.js';
 import { readCpuMs, spawnNodeScript, startChildServer, stopChild } from './child-server.js';
 import {
@@ -88,7 +95,9 @@ async function withLeaseServer<T>(
  * Row 1: standby `GET /authz/.jwt?ItemA` leases per second over HTTP keep-alive (autocannon in
  * this process, 32 connections; the mock server in a child process with its default signing
  * pool, one worker thread per core), against raw `crypto.sign` RSA-2048 per second on one core
- * times the cores, measured in the same run. Every lease is one signature. Further lines:
+ * times the cores. The two are measured in alternating slices (load, then raw signing, then
+ * load...), so that the machine's drift over the run weighs on both alike. Every lease is one
+ * signature. Further lines:
  *
  * - `1 parallel`: against raw signing on every core at once (what the machine delivered in this
  *   run: less than cores × one core when other work shares it);
@@ -109,8 +118,6 @@ export const leaseThroughputRow: BenchRow = {
     const cores = availableParallelism();
     const { privateKey } = rsa2048();
     const input = leaseSigningInput();
-    log('row 1: raw crypto.sign reference, one core');
-    const raw = measureRawSign(privateKey, input, quick ? 500 : 3000);
     log(`row 1: raw crypto.sign on ${cores} threads at once`);
     const parallel = await measureRawSignParallel(privateKey, input, cores, quick ? 500 : 2000);
 
@@ -137,36 +144,55 @@ export const leaseThroughputRow: BenchRow = {
       await stopChild(bare.child);
     }
 
-    const seconds = quick ? 2 : 10;
+    const rounds = quick ? 2 : 5;
+    const sliceS = quick ? 1 : 2;
     const latencyCount = quick ? 200 : 1000;
     const pooled = await withLeaseServer([], async (url, headers, serverCpuMs) => {
       log('row 1: warm-up');
       await autocannon({ url, headers, connections: CONNECTIONS, duration: quick ? 1 : 2 });
-      log(`row 1: autocannon ${seconds} s, ${CONNECTIONS} keep-alive connections`);
-      const serverBefore = serverCpuMs();
-      const harnessBefore = cpuNowMs();
-      const result = await autocannon({
-        url,
-        headers,
-        connections: CONNECTIONS,
-        duration: seconds,
-      });
-      const harnessCpuMs = cpuNowMs() - harnessBefore;
-      const served: Measured = {
-        ops: result['2xx'],
-        wallMs: result.duration * 1000,
-        cpuMs: serverCpuMs() - serverBefore,
+      measureRawSign(privateKey, input, 200);
+      log(
+        `row 1: autocannon (${CONNECTIONS} keep-alive connections) and raw crypto.sign on one ` +
+          `core in alternating ${sliceS} s slices, ${rounds} rounds`,
+      );
+      let harnessCpuMs = 0;
+      const slices: AutocannonResult[] = [];
+      const load = async (): Promise<Measured> => {
+        const serverBefore = serverCpuMs();
+        const harnessBefore = cpuNowMs();
+        const result = await autocannon({
+          url,
+          headers,
+          connections: CONNECTIONS,
+          duration: sliceS,
+        });
+        harnessCpuMs += cpuNowMs() - harnessBefore;
+        slices.push(result);
+        return {
+          ops: result['2xx'],
+          wallMs: result.duration * 1000,
+          cpuMs: serverCpuMs() - serverBefore,
+        };
       };
+      const alternated = await measureAlternating(
+        (ms) => measureRawSign(privateKey, input, ms, 0),
+        load,
+        { rounds, sliceMs: sliceS * 1000 },
+      );
       log('row 1: one request at a time, pool');
       const latencies = await sequentialLatencies(url, headers, latencyCount);
-      return { result, served, harnessCpuMs, latencies };
+      return { alternated, slices, harnessCpuMs, latencies };
     });
     log('row 1: one request at a time, --signing-threads 0');
     const inlineLatencies = await withLeaseServer(['--signing-threads', '0'], (url, headers) =>
       sequentialLatencies(url, headers, latencyCount),
     );
 
-    const { result, served, harnessCpuMs } = pooled;
+    const { alternated, slices, harnessCpuMs } = pooled;
+    const raw = alternated.a;
+    const served = alternated.b;
+    const sum = (pick: (r: AutocannonResult) => number) =>
+      slices.reduce((total, r) => total + pick(r), 0);
     const leasesPerS = perWallSecond(served);
     const rawPerS = perWallSecond(raw);
     const allCores = rawPerS * cores;
@@ -211,12 +237,14 @@ export const leaseThroughputRow: BenchRow = {
           cores,
           signingThreads: cores,
           connections: CONNECTIONS,
-          durationS: result.duration,
+          durationS: served.wallMs / 1000,
           leases: served.ops,
-          non2xx: result.non2xx,
-          errors: result.errors,
-          latencyP50Ms: result.latency.p50,
-          latencyP99Ms: result.latency.p99,
+          non2xx: sum((r) => r.non2xx),
+          errors: sum((r) => r.errors),
+          latencyP50Ms: summarize(slices.map((r) => r.latency.p50)).p50,
+          latencyP99Ms: Math.max(...slices.map((r) => r.latency.p99)),
+          roundRatioMin: Math.min(...alternated.roundRatios) / cores,
+          roundRatioMax: Math.max(...alternated.roundRatios) / cores,
           serverCpuCores: served.cpuMs / served.wallMs,
           // autocannon runs in this (single-threaded) process: far below 1.0 means it kept up.
           loadGeneratorCpuCores: harnessCpuMs / served.wallMs,
