@@ -32,9 +32,6 @@ declare module 'autocannon' {
     duration: number;
     '2xx': number;
   }
-
-  export type { AutocannonResult };
-
   function autocannon(options: AutocannonOptions): Promise<AutocannonResult>;
   export default autocannon;
 }

@@ -1,6 +1,5 @@
 import { Agent, request } from 'node:http';
 import { availableParallelism } from 'node:os';
-import autocannon, { type AutocannonResult } from 'autocannon';
 import {
   type Measured,
   measureAlternating,
@@ -18,6 +17,7 @@ import {
   rsa2048,
 } from './crypto-reference.js';
 import { mintToken } from './mock-api.js';
+import { type WrkResult, wrk } from './wrk.js';
 
 /** Target of row 1: leases per second at least this share of (cores × raw signatures/s). */
 export const LEASE_THROUGHPUT_TARGET = 0.6;
@@ -27,11 +27,6 @@ const CONNECTIONS = 32;
 function ratioField(ours: number, reference: number): { ratio?: number } {
   const ratio = ratioOf(ours, reference);
   return ratio === undefined ? {} : { ratio };
-}
-
-function cpuNowMs(): number {
-  const { user, system } = process.cpuUsage();
-  return (user + system) / 1000;
 }
 
 /**
@@ -92,9 +87,10 @@ async function withLeaseServer<T>(
 }
 
 /**
- * Row 1: standby `GET /authz/.jwt?ItemA` leases per second over HTTP keep-alive (autocannon in
- * this process, 32 connections; the mock server in a child process with its default signing
- * pool, one worker thread per core), against raw `crypto.sign` RSA-2048 per second on one core
+ * Row 1: standby `GET /authz/.jwt?ItemA` leases per second over HTTP keep-alive (wrk, one
+ * thread, 32 connections: a load generator in C that leaves the cores to the server, where
+ * autocannon took about twice its CPU; the mock server in a child process with its default
+ * signing pool, one worker thread per core), against raw `crypto.sign` RSA-2048 per second on one core
  * times the cores. The two are measured in alternating slices (load, then raw signing, then
  * load...), so that the machine's drift over the run weighs on both alike. Every lease is one
  * signature. Further lines:
@@ -128,16 +124,12 @@ export const leaseThroughputRow: BenchRow = {
       const { url } = JSON.parse(bare.firstLine) as { url: string };
       const target = `${url}/authz/.jwt?ItemA&hw=hw-1&version=1.0.0`;
       log('row 1: bare node:http + crypto.sign floor');
-      await autocannon({ url: target, connections: CONNECTIONS, duration: 1 });
+      await wrk({ url: target, connections: CONNECTIONS, durationS: 1 });
       const cpuBefore = readCpuMs(bare.child.pid!);
-      const result = await autocannon({
-        url: target,
-        connections: CONNECTIONS,
-        duration: quick ? 2 : 5,
-      });
+      const result = await wrk({ url: target, connections: CONNECTIONS, durationS: quick ? 2 : 5 });
       floor = {
-        ops: result['2xx'],
-        wallMs: result.duration * 1000,
+        ops: result.ok,
+        wallMs: result.wallMs,
         cpuMs: readCpuMs(bare.child.pid!) - cpuBefore,
       };
     } finally {
@@ -149,30 +141,18 @@ export const leaseThroughputRow: BenchRow = {
     const latencyCount = quick ? 200 : 1000;
     const pooled = await withLeaseServer([], async (url, headers, serverCpuMs) => {
       log('row 1: warm-up');
-      await autocannon({ url, headers, connections: CONNECTIONS, duration: quick ? 1 : 2 });
+      await wrk({ url, headers, connections: CONNECTIONS, durationS: quick ? 1 : 2 });
       measureRawSign(privateKey, input, 200);
       log(
-        `row 1: autocannon (${CONNECTIONS} keep-alive connections) and raw crypto.sign on one ` +
+        `row 1: wrk (${CONNECTIONS} keep-alive connections) and raw crypto.sign on one ` +
           `core in alternating ${sliceS} s slices, ${rounds} rounds`,
       );
-      let harnessCpuMs = 0;
-      const slices: AutocannonResult[] = [];
+      const slices: WrkResult[] = [];
       const load = async (): Promise<Measured> => {
         const serverBefore = serverCpuMs();
-        const harnessBefore = cpuNowMs();
-        const result = await autocannon({
-          url,
-          headers,
-          connections: CONNECTIONS,
-          duration: sliceS,
-        });
-        harnessCpuMs += cpuNowMs() - harnessBefore;
+        const result = await wrk({ url, headers, connections: CONNECTIONS, durationS: sliceS });
         slices.push(result);
-        return {
-          ops: result['2xx'],
-          wallMs: result.duration * 1000,
-          cpuMs: serverCpuMs() - serverBefore,
-        };
+        return { ops: result.ok, wallMs: result.wallMs, cpuMs: serverCpuMs() - serverBefore };
       };
       const alternated = await measureAlternating(
         (ms) => measureRawSign(privateKey, input, ms, 0),
@@ -181,18 +161,18 @@ export const leaseThroughputRow: BenchRow = {
       );
       log('row 1: one request at a time, pool');
       const latencies = await sequentialLatencies(url, headers, latencyCount);
-      return { alternated, slices, harnessCpuMs, latencies };
+      return { alternated, slices, latencies };
     });
     log('row 1: one request at a time, --signing-threads 0');
     const inlineLatencies = await withLeaseServer(['--signing-threads', '0'], (url, headers) =>
       sequentialLatencies(url, headers, latencyCount),
     );
 
-    const { alternated, slices, harnessCpuMs } = pooled;
+    const { alternated, slices } = pooled;
     const raw = alternated.a;
     const served = alternated.b;
-    const sum = (pick: (r: AutocannonResult) => number) =>
-      slices.reduce((total, r) => total + pick(r), 0);
+    const sum = (pick: (r: WrkResult) => number) => slices.reduce((total, r) => total + pick(r), 0);
+    const harnessCpuMs = sum((r) => r.cpuMs);
     const leasesPerS = perWallSecond(served);
     const rawPerS = perWallSecond(raw);
     const allCores = rawPerS * cores;
@@ -241,12 +221,12 @@ export const leaseThroughputRow: BenchRow = {
           leases: served.ops,
           non2xx: sum((r) => r.non2xx),
           errors: sum((r) => r.errors),
-          latencyP50Ms: summarize(slices.map((r) => r.latency.p50)).p50,
-          latencyP99Ms: Math.max(...slices.map((r) => r.latency.p99)),
+          latencyP50Ms: summarize(slices.map((r) => r.latencyP50Ms)).p50,
+          latencyP99Ms: Math.max(...slices.map((r) => r.latencyP99Ms)),
           roundRatioMin: Math.min(...alternated.roundRatios) / cores,
           roundRatioMax: Math.max(...alternated.roundRatios) / cores,
           serverCpuCores: served.cpuMs / served.wallMs,
-          // autocannon runs in this (single-threaded) process: far below 1.0 means it kept up.
+          // wrk runs on one thread: far below 1.0 means it kept up.
           loadGeneratorCpuCores: harnessCpuMs / served.wallMs,
           loadGeneratorMachineShare: harnessCpuMs / served.wallMs / cores,
         },
