@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { signCompactJws } from './jws.js';
 import { generateRsaKey, type RsaKey } from './rsa-key.js';
@@ -11,15 +11,6 @@ import {
 
 /** OS threads of this process (Linux): worker threads are real threads. */
 const osThreads = () => readdirSync('/proc/self/task').length;
-
-/** Each OS thread's nice level, by thread id (Linux: field 19 of `/proc/self/task/<tid>/stat`). */
-const niceLevels = () =>
-  new Map(
-    readdirSync('/proc/self/task').map((tid) => {
-      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
-      return [tid, Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16])] as const;
-    }),
-  );
 
 describe('createSigningPool', () => {
   let pool: SigningPool | undefined;
@@ -87,24 +78,6 @@ describe('createSigningPool', () => {
     await vi.waitFor(() => expect(osThreads()).toBe(before), { timeout: 5000, interval: 20 });
     await expect(pool.signTokens({}, [{ n: 6 }], key.privateKey)).rejects.toThrow(/closed/);
     await pool.close(); // idempotent
-  });
-
-  it('runs its signing threads 10 nice levels below the event loop (Linux)', async () => {
-    const key = await generateRsaKey();
-    const before = niceLevels();
-    const own = before.get(String(process.pid))!;
-    pool = createSigningPool({ threads: 2 });
-    await Promise.all([1, 2, 3, 4].map((n) => pool!.signTokens({}, [{ n }], key.privateKey)));
-    // Each thread sets its level as it starts, before it takes a task; the second may still be
-    // starting when the first has signed all four.
-    await vi.waitFor(
-      () => {
-        const started = [...niceLevels()].filter(([tid]) => !before.has(tid));
-        expect(started.filter(([, nice]) => nice === Math.min(own + 10, 19))).toHaveLength(2);
-      },
-      { timeout: 5000, interval: 20 },
-    );
-    expect(niceLevels().get(String(process.pid))).toBe(own);
   });
 
   it('starts nothing with 0 threads', async () => {

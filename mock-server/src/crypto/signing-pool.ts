@@ -18,15 +18,6 @@ const MAX_BATCH = 8;
  */
 const TASKS_PER_WORKER = 2;
 
-/**
- * How much lower the signing threads run than the event loop (Linux nice levels; piscina's
- * `niceIncrement`). Under a herd the event loop then gets a core as soon as it has requests to
- * read or answers to write, instead of waiting out a signer's time slice, so the workers' queues
- * stay filled and admin calls stay prompt. Linux only: there a thread's nice level is its own,
- * where on macOS it would lower the whole process.
- */
-const SIGNER_NICE_INCREMENT = process.platform === 'linux' ? 10 : 0;
-
 /** What a worker receives per task (see `sign-worker.mjs`): a batch of jobs. */
 interface SignTask {
   keys: KeyObject[];
@@ -131,7 +122,6 @@ export function createSigningPool(options: SigningPoolOptions = {}): SigningPool
           // Per-task timing histograms cost time on every task and nobody reads them.
           recordTiming: false,
           concurrentTasksPerWorker: TASKS_PER_WORKER,
-          niceIncrement: SIGNER_NICE_INCREMENT,
           // The worker is plain JavaScript importing node:crypto only: it needs none of this
           // process's flags, and a loader such as tsx (`--import tsx` when running from the
           // sources) would double its start-up time and memory (measured: 170-210 ms and
