@@ -26,7 +26,11 @@ function smoke(over: Partial<DrillOptions>): DrillOptions {
     // apps has been seen to take 5 s to its first standby lease. The test checks that every app
     // gets there, not how fast.
     phases: { rampS: 3, steadyS: 4, detectS: 3, standbyS: 9, recoveryS: 6, tailS: 2 },
-    failover: { probeIntervalMs: 1000 },
+    // Probes back off from 1 s to at most 2 s (× up to 1.5 jitter): a B app finds main within 3 s
+    // of recovery and takes a main lease at its next call, inside recovery and tail (8 s). With
+    // the default cap the backoff reached 8-12 s during the 12 s outage, and a CI run saw 12 of
+    // 200 apps fail back too late to take a main lease before the end.
+    failover: { probeIntervalMs: 1000, probeMaxIntervalMs: 2000 },
     ...over,
   };
 }
