@@ -90,10 +90,10 @@ async function withLeaseServer<T>(
  * Row 1: standby `GET /authz/.jwt?ItemA` leases per second over HTTP keep-alive (wrk, one
  * thread, 32 connections: a load generator in C that leaves the cores to the server, where
  * autocannon took about twice its CPU; the mock server in a child process with its default
- * signing pool, one worker thread per core), against raw `crypto.sign` RSA-2048 per second on one core
- * times the cores. The two are measured in alternating slices (load, then raw signing, then
- * load...), so that the machine's drift over the run weighs on both alike. Every lease is one
- * signature. Further lines:
+ * signing pool, one worker thread per core), against raw `crypto.sign` RSA-2048 per second on
+ * one core times the cores. The two are measured in alternating slices (load, then raw signing,
+ * then load...), so that the machine's drift over the run weighs on both alike. Every lease is
+ * one signature. Further lines:
  *
  * - `1 parallel`: against raw signing on every core at once (what the machine delivered in this
  *   run: less than cores × one core when other work shares it);
