@@ -21,8 +21,11 @@ import { type WrkResult, wrk } from './wrk.js';
 
 /** Target of row 1: leases per second at least this share of (cores × raw signatures/s). */
 export const LEASE_THROUGHPUT_TARGET = 0.6;
-/** Keep-alive connections of the load generator: a herd of clients, enough to fill every core. */
-const CONNECTIONS = 32;
+/**
+ * Leases the standby's signing pool holds at once per core: one worker thread per core, two tasks
+ * per worker, up to 8 leases per task (`mock-server/src/crypto/signing-pool.ts`).
+ */
+const POOL_LEASES_PER_CORE = 16;
 
 function ratioField(ours: number, reference: number): { ratio?: number } {
   const ratio = ratioOf(ours, reference);
@@ -88,13 +91,18 @@ async function withLeaseServer<T>(
 
 /**
  * Row 1: standby `GET /authz/.jwt?ItemA` leases per second over HTTP keep-alive (wrk, one
- * thread, 32 connections: a load generator in C that leaves the cores to the server, where
- * autocannon took about twice its CPU; the mock server in a child process with its default
- * signing pool, one worker thread per core), against raw `crypto.sign` RSA-2048 per second on
- * one core times the cores. The two are measured in alternating slices (load, then raw signing,
+ * thread: a load generator in C that leaves the cores to the server, where autocannon took about
+ * twice its CPU; the mock server in a child process with its default signing pool, one worker
+ * thread per core), against raw `crypto.sign` RSA-2048 per second on one core times the cores.
+ * wrk keeps twice as many requests in flight as the pool holds (32 connections per core), so
+ * that requests wait for the pool as they do when a herd fails over; a closed loop of exactly the
+ * pool's size leaves the pool empty while answers travel back and the next requests come in. The two are measured in alternating slices (load, then raw signing,
  * then load...), so that the machine's drift over the run weighs on both alike. Every lease is
  * one signature. Further lines:
  *
+ * - `1 at pool size`: leases/s with as many connections as the pool holds (16 per core), in the
+ *   same rounds, against the same reference (the setting of this row before issue 13's last
+ *   stop);
  * - `1 parallel`: against raw signing on every core at once (what the machine delivered in this
  *   run: less than cores × one core when other work shares it);
  * - `1 core`: against one core (the reference before the pool);
@@ -112,6 +120,8 @@ export const leaseThroughputRow: BenchRow = {
   title: 'Standby /authz/.jwt leases per second vs raw RSA-2048 signing on every core',
   async run({ quick, log }) {
     const cores = availableParallelism();
+    const poolSize = POOL_LEASES_PER_CORE * cores;
+    const connections = 2 * poolSize;
     const { privateKey } = rsa2048();
     const input = leaseSigningInput();
     log(`row 1: raw crypto.sign on ${cores} threads at once`);
@@ -124,9 +134,9 @@ export const leaseThroughputRow: BenchRow = {
       const { url } = JSON.parse(bare.firstLine) as { url: string };
       const target = `${url}/authz/.jwt?ItemA&hw=hw-1&version=1.0.0`;
       log('row 1: bare node:http + crypto.sign floor');
-      await wrk({ url: target, connections: CONNECTIONS, durationS: 1 });
+      await wrk({ url: target, connections, durationS: 1 });
       const cpuBefore = readCpuMs(bare.child.pid!);
-      const result = await wrk({ url: target, connections: CONNECTIONS, durationS: quick ? 2 : 5 });
+      const result = await wrk({ url: target, connections, durationS: quick ? 2 : 5 });
       floor = {
         ops: result.ok,
         wallMs: result.wallMs,
@@ -141,18 +151,25 @@ export const leaseThroughputRow: BenchRow = {
     const latencyCount = quick ? 200 : 1000;
     const pooled = await withLeaseServer([], async (url, headers, serverCpuMs) => {
       log('row 1: warm-up');
-      await wrk({ url, headers, connections: CONNECTIONS, durationS: quick ? 1 : 2 });
+      await wrk({ url, headers, connections, durationS: quick ? 1 : 2 });
       measureRawSign(privateKey, input, 200);
       log(
-        `row 1: wrk (${CONNECTIONS} keep-alive connections) and raw crypto.sign on one ` +
-          `core in alternating ${sliceS} s slices, ${rounds} rounds`,
+        `row 1: wrk (${connections}, then ${poolSize} keep-alive connections) and raw ` +
+          `crypto.sign on one core in alternating ${sliceS} s slices, ${rounds} rounds`,
       );
       const slices: WrkResult[] = [];
+      const poolSizeSlices: WrkResult[] = [];
       const load = async (): Promise<Measured> => {
         const serverBefore = serverCpuMs();
-        const result = await wrk({ url, headers, connections: CONNECTIONS, durationS: sliceS });
+        const result = await wrk({ url, headers, connections, durationS: sliceS });
+        const measured = {
+          ops: result.ok,
+          wallMs: result.wallMs,
+          cpuMs: serverCpuMs() - serverBefore,
+        };
         slices.push(result);
-        return { ops: result.ok, wallMs: result.wallMs, cpuMs: serverCpuMs() - serverBefore };
+        poolSizeSlices.push(await wrk({ url, headers, connections: poolSize, durationS: sliceS }));
+        return measured;
       };
       const alternated = await measureAlternating(
         (ms) => measureRawSign(privateKey, input, ms, 0),
@@ -161,17 +178,24 @@ export const leaseThroughputRow: BenchRow = {
       );
       log('row 1: one request at a time, pool');
       const latencies = await sequentialLatencies(url, headers, latencyCount);
-      return { alternated, slices, latencies };
+      return { alternated, slices, poolSizeSlices, latencies };
     });
     log('row 1: one request at a time, --signing-threads 0');
     const inlineLatencies = await withLeaseServer(['--signing-threads', '0'], (url, headers) =>
       sequentialLatencies(url, headers, latencyCount),
     );
 
-    const { alternated, slices } = pooled;
+    const { alternated, slices, poolSizeSlices } = pooled;
     const raw = alternated.a;
     const served = alternated.b;
-    const sum = (pick: (r: WrkResult) => number) => slices.reduce((total, r) => total + pick(r), 0);
+    const sumOf = (of: WrkResult[], pick: (r: WrkResult) => number) =>
+      of.reduce((total, r) => total + pick(r), 0);
+    const sum = (pick: (r: WrkResult) => number) => sumOf(slices, pick);
+    const atPoolSize: Measured = {
+      ops: sumOf(poolSizeSlices, (r) => r.ok),
+      wallMs: sumOf(poolSizeSlices, (r) => r.wallMs),
+      cpuMs: 0,
+    };
     const harnessCpuMs = sum((r) => r.cpuMs);
     const leasesPerS = perWallSecond(served);
     const rawPerS = perWallSecond(raw);
@@ -216,7 +240,7 @@ export const leaseThroughputRow: BenchRow = {
         details: {
           cores,
           signingThreads: cores,
-          connections: CONNECTIONS,
+          connections,
           durationS: served.wallMs / 1000,
           leases: served.ops,
           non2xx: sum((r) => r.non2xx),
@@ -229,6 +253,23 @@ export const leaseThroughputRow: BenchRow = {
           // wrk runs on one thread: far below 1.0 means it kept up.
           loadGeneratorCpuCores: harnessCpuMs / served.wallMs,
           loadGeneratorMachineShare: harnessCpuMs / served.wallMs / cores,
+        },
+      },
+      {
+        ...line(
+          '1 at pool size',
+          `standby leases/s with ${poolSize} connections (the requests the pool holds at once)`,
+          perWallSecond(atPoolSize),
+          allCores,
+          `crypto.sign RSA-2048 x ${cores} cores`,
+          false,
+        ),
+        details: {
+          connections: poolSize,
+          leases: atPoolSize.ops,
+          non2xx: sumOf(poolSizeSlices, (r) => r.non2xx),
+          errors: sumOf(poolSizeSlices, (r) => r.errors),
+          latencyP99Ms: Math.max(...poolSizeSlices.map((r) => r.latencyP99Ms)),
         },
       },
       line(
