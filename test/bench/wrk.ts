@@ -50,7 +50,7 @@ end`;
  * console.log(r.ok / (r.wallMs / 1000), 'requests/s');
  */
 export async function wrk(options: WrkOptions): Promise<WrkResult> {
-  const args = ['-t1', `-c${options.connections}`, `-d${options.durationS}s`, '--latency'];
+  const args = ['-t1', `-c${options.connections}`, `-d${options.durationS}s`];
   for (const [name, value] of Object.entries(options.headers ?? {})) {
     args.push('-H', `${name}: ${value}`);
   }

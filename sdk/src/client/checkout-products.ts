@@ -39,7 +39,7 @@ export async function checkoutProducts(
 ): Promise<ProductCheckoutResult[]> {
   validateProducts(products);
   return context.strategy.runOnMain(async (service, signal) => {
-    const { url, body } = await context.transport.request(
+    const { url, json: parsed } = await context.transport.request(
       service,
       {
         path: '/licensing/actions/checkout',
@@ -50,7 +50,6 @@ export async function checkoutProducts(
       },
       signal,
     );
-    const parsed = JSON.parse(body) as unknown;
     if (!Array.isArray(parsed)) {
       throw new FailedAttempt({
         ok: false,

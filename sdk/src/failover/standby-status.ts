@@ -9,6 +9,6 @@ export async function isStandbyEnabled(
   transport: LicensingTransport,
   signal: AbortSignal,
 ): Promise<boolean> {
-  const { body } = await transport.request('standby', { path: '/enabled', expect: 'json' }, signal);
-  return JSON.parse(body) === true;
+  const { json } = await transport.request('standby', { path: '/enabled', expect: 'json' }, signal);
+  return json === true;
 }

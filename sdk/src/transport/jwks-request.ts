@@ -11,12 +11,12 @@ import type { LicensingTransport } from './licensing-transport.js';
  */
 export function createJwksLoader(transport: LicensingTransport): JwksLoader {
   return async (service: LicensingService, signal?: AbortSignal): Promise<JwkSet> => {
-    const { url, body } = await transport.request(
+    const { url, json } = await transport.request(
       service,
       { path: '/.well-known/jwks.json', expect: 'json' },
       signal,
     );
-    const jwks = JSON.parse(body) as Partial<JwkSet> | null;
+    const jwks = json as Partial<JwkSet> | null | undefined;
     if (jwks === null || typeof jwks !== 'object' || !Array.isArray(jwks.keys)) {
       throw new FailedAttempt({
         ok: false,

@@ -27,6 +27,8 @@ export interface LicensingRequest {
 export interface LicensingResponse {
   url: string;
   body: string;
+  /** The body parsed, when the request expected `json` (it is parsed once, to classify it). */
+  json?: unknown;
 }
 
 /** The licensing client's only way to talk HTTP. */
@@ -174,7 +176,9 @@ export function createLicensingTransport(deps: LicensingTransportDeps): Licensin
         },
       });
       const verdict = classify(outcome);
-      if (verdict.ok && outcome.kind === 'response') return { url, body: outcome.body };
+      if (verdict.ok && outcome.kind === 'response') {
+        return { url, body: outcome.body, ...('json' in verdict ? { json: verdict.json } : {}) };
+      }
       throw failedAttempt(verdict);
     },
   };

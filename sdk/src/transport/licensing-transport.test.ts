@@ -1,0 +1,86 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FailedAttempt } from './failed-attempt.js';
+import { createJwksLoader } from './jwks-request.js';
+import { createLicensingTransport, type LicensingTransport } from './licensing-transport.js';
+
+// Bodies by path, answered 200 by a real server on loopback; the main and standby URLs both
+// point at it.
+const BODIES: Record<string, [contentType: string, body: string]> = {
+  '/object': ['application/json', '{"a":[1,2]}'],
+  '/null': ['application/json', 'null'],
+  '/jwt': ['application/jwt', 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ4In0.c2ln'],
+  '/keys/.well-known/jwks.json': ['application/json', '{"keys":[]}'],
+  '/no-keys/.well-known/jwks.json': ['application/json', '{"key":[]}'],
+  '/null-keys/.well-known/jwks.json': ['application/json', 'null'],
+};
+
+let server: Server;
+let origin: string;
+beforeAll(async () => {
+  server = createServer((request, response) => {
+    const answer = BODIES[request.url ?? ''];
+    if (!answer) {
+      response.writeHead(404).end();
+      return;
+    }
+    response.writeHead(200, { 'content-type': answer[0] }).end(answer[1]);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+});
+
+function transportAt(base = ''): LicensingTransport {
+  return createLicensingTransport({
+    mainUrl: `${origin}${base}`,
+    standbyUrl: `${origin}${base}`,
+    fetch: (input, init) => fetch(input, init),
+    now: Date.now,
+    attemptTimeoutMs: 2000,
+    signingKeyIdHeader: 'Service-SigningKeyId',
+    signingKeyId: undefined,
+    credentials: { authorization: async () => 'IdToken test', refreshable: false },
+  });
+}
+
+describe('createLicensingTransport', () => {
+  it('hands back a JSON body parsed, beside its text', async () => {
+    const answer = await transportAt().request('main', { path: '/object', expect: 'json' });
+    expect(answer).toEqual({ url: `${origin}/object`, body: '{"a":[1,2]}', json: { a: [1, 2] } });
+  });
+
+  it('hands back a JSON null as json: null, not as a missing value', async () => {
+    const answer = await transportAt().request('standby', { path: '/null', expect: 'json' });
+    expect(answer).toHaveProperty('json', null);
+  });
+
+  it('leaves json out when the request expected a JWT', async () => {
+    const answer = await transportAt().request('standby', { path: '/jwt', expect: 'jwt' });
+    expect(answer).not.toHaveProperty('json');
+    expect(answer.body.split('.')).toHaveLength(3);
+  });
+});
+
+describe('createJwksLoader on the transport', () => {
+  it('returns a key set with a keys array', async () => {
+    await expect(createJwksLoader(transportAt('/keys'))('main')).resolves.toEqual({ keys: [] });
+  });
+
+  it.each(['/no-keys', '/null-keys'])(
+    'treats JSON without a keys array (%s) as an outage of the service',
+    async (base) => {
+      const error = await createJwksLoader(transportAt(base))('standby').catch((e) => e);
+      expect(error).toBeInstanceOf(FailedAttempt);
+      expect((error as FailedAttempt).verdict).toMatchObject({
+        outage: true,
+        reason: 'malformed-body',
+      });
+      expect((error as FailedAttempt).verdict.error.code).toBe('SERVICE_UNAVAILABLE');
+    },
+  );
+});
