@@ -1,8 +1,12 @@
 import { listenOnLoopback } from '@test/helpers/mock-server/listen.js';
 import { type RawAnswer, sendRaw } from '@test/helpers/mock-server/raw-http.js';
-import type { FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../app.js';
+import { installErrorHandling } from '../errors.js';
+import { DEFAULT_WIRE_NAMES } from '../options.js';
+import { corsPlugin, createCorsPolicy } from './cors.js';
+import { installNodeAnswers } from './node-answers.js';
 
 const ORIGIN = 'http://page.example.test';
 
@@ -164,5 +168,41 @@ describe('answers Node or Fastify would give in their own shape, over a real soc
 
   it('still serves after all of that', async () => {
     expect((await fetch(`${origin}/main/.well-known/jwks.json`)).status).toBe(200);
+  });
+});
+
+describe('a request that arrives while the server closes', () => {
+  it('is answered 503 service_unavailable as an ApiError, with Connection: close', async () => {
+    // The app's first hooks, as buildApp installs them, plus a preClose hook that holds the close
+    // open until the test has sent its request: buildApp's own close leaves no such window.
+    const cors = createCorsPolicy({ origins: undefined, wireNames: DEFAULT_WIRE_NAMES });
+    const app = Fastify({ return503OnClosing: false, forceCloseConnections: true });
+    installErrorHandling(app);
+    await app.register(corsPlugin, { policy: cors });
+    installNodeAnswers(app, cors);
+    app.get('/ping', async () => ({ ok: true }));
+    let closeStarted!: () => void;
+    const started = new Promise<void>((resolve) => {
+      closeStarted = resolve;
+    });
+    let releaseClose!: () => void;
+    const held = new Promise<void>((resolve) => {
+      releaseClose = resolve;
+    });
+    app.addHook('preClose', async () => {
+      closeStarted();
+      await held;
+    });
+    const { port } = await listenOnLoopback(app);
+    const request = `GET /ping HTTP/1.1\r\nHost: x\r\nOrigin: ${ORIGIN}\r\nConnection: close\r\n\r\n`;
+    expect((await sendRaw(port, request)).status).toBe(200);
+
+    const closed = app.close();
+    await started;
+    const answer = await sendRaw(port, request);
+    releaseClose();
+    await closed;
+    expectApiError(answer, 503, 'service_unavailable');
+    expect(answer.headers.connection).toBe('close');
   });
 });
