@@ -1,5 +1,6 @@
 import { Agent, request } from 'node:http';
 import { availableParallelism } from 'node:os';
+import { CALLS_HELD_PER_THREAD } from '../../mock-server/src/crypto/signing-pool.js';
 import {
   type Measured,
   measureAlternating,
@@ -21,11 +22,6 @@ import { type WrkResult, wrk } from './wrk.js';
 
 /** Target of row 1: leases per second at least this share of (cores × raw signatures/s). */
 export const LEASE_THROUGHPUT_TARGET = 0.6;
-/**
- * Leases the standby's signing pool holds at once per core: one worker thread per core, two tasks
- * per worker, up to 8 leases per task (`mock-server/src/crypto/signing-pool.ts`).
- */
-const POOL_LEASES_PER_CORE = 16;
 
 function ratioField(ours: number, reference: number): { ratio?: number } {
   const ratio = ratioOf(ours, reference);
@@ -96,13 +92,14 @@ async function withLeaseServer<T>(
  * thread per core), against raw `crypto.sign` RSA-2048 per second on one core times the cores.
  * wrk keeps twice as many requests in flight as the pool holds (32 connections per core), so
  * that requests wait for the pool as they do when a herd fails over; a closed loop of exactly the
- * pool's size leaves the pool empty while answers travel back and the next requests come in. The two are measured in alternating slices (load, then raw signing,
- * then load...), so that the machine's drift over the run weighs on both alike. Every lease is
- * one signature. Further lines:
+ * pool's size leaves the pool empty while answers travel back and the next requests come in.
+ * The two are measured in alternating slices (load, then raw signing, then load...), so that the
+ * machine's drift over the run weighs on both alike. Every lease is one signature. Further
+ * lines:
  *
  * - `1 at pool size`: leases/s with as many connections as the pool holds (16 per core), in the
- *   same rounds, against the same reference (the setting of this row before issue 13's last
- *   stop);
+ *   same rounds, against the same reference (this row's setting until issue 13's fourth
+ *   session);
  * - `1 parallel`: against raw signing on every core at once (what the machine delivered in this
  *   run: less than cores × one core when other work shares it);
  * - `1 core`: against one core (the reference before the pool);
@@ -120,7 +117,8 @@ export const leaseThroughputRow: BenchRow = {
   title: 'Standby /authz/.jwt leases per second vs raw RSA-2048 signing on every core',
   async run({ quick, log }) {
     const cores = availableParallelism();
-    const poolSize = POOL_LEASES_PER_CORE * cores;
+    // The pool runs one worker thread per core by default.
+    const poolSize = CALLS_HELD_PER_THREAD * cores;
     const connections = 2 * poolSize;
     const { privateKey } = rsa2048();
     const input = leaseSigningInput();

@@ -18,6 +18,12 @@ const MAX_BATCH = 8;
  */
 const TASKS_PER_WORKER = 2;
 
+/**
+ * Calls one worker thread holds at once (its tasks, full): what a load must exceed per thread
+ * for requests to wait for the pool rather than the pool for requests (bench row 1).
+ */
+export const CALLS_HELD_PER_THREAD = MAX_BATCH * TASKS_PER_WORKER;
+
 /** What a worker receives per task (see `sign-worker.mjs`): a batch of jobs. */
 interface SignTask {
   keys: KeyObject[];
