@@ -34,11 +34,11 @@ module.exports = {
     {
       name: 'sdk-options-and-events-stay-low',
       severity: 'error',
-      comment: 'options.ts and licensing-events.ts import only the bottom layer (and each other).',
-      from: { path: `${SDK}(options|licensing-events)\\.ts$` },
+      comment: 'options.ts and client-hooks.ts import only the bottom layer (and each other).',
+      from: { path: `${SDK}(options|client-hooks)\\.ts$` },
       to: {
         path: SDK,
-        pathNot: `${SDK}(types|errors|options|licensing-events)\\.ts$|${layer('internal/')}`,
+        pathNot: `${SDK}(types|errors|options|client-hooks)\\.ts$|${layer('internal/')}`,
       },
     },
     {

@@ -32,8 +32,7 @@
  *     every start, so the example reads it from the last `x5c` entry of main's JWKS (trust on
  *     first use: DEMO ONLY) unless MAIN_ROOT_FILE names a PEM file.
  *   - Leases last 8 h and are due for renewal after 6 h. So that the keeper renews every second
- *     instead, the app's clock runs ahead by (refresh time - renewEveryMs): DEMO ONLY, a real app
- *     leaves the client's `now` option out.
+ *     instead, it is given `maxRefreshIntervalMs` (DEMO ONLY: a real app renews at `refreshAt`).
  */
 
 import { readFile } from 'node:fs/promises';
@@ -41,7 +40,6 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import {
   createLicensingClient,
-  type Lease,
   type LicensingService,
   type TrustedRoot,
 } from '@standby-licensing/sdk';
@@ -123,7 +121,6 @@ export async function main(options: DesktopAppOptions = {}): Promise<DesktopAppR
   await requireStandbyEnabled(standbyUrl, idToken);
 
   // 3. The client. The clock offset starts at 0 and is set after the first checkout.
-  let clockOffsetMs = 0;
   const served: ServedRecord[] = [];
   const waiters = new Set<() => void>();
   const record = (entry: ServedRecord) => {
@@ -150,7 +147,6 @@ export async function main(options: DesktopAppOptions = {}): Promise<DesktopAppR
     trust: { rootCertificates: [standbyRoot, mainRoot] },
     hardwareId: 'desktop-42',
     version: '3.1.0',
-    now: () => Date.now() + clockOffsetMs,
     on: {
       attemptFailed: (e) => log(`  ${e.service} attempt ${e.attempt} failed: ${e.reason}`),
       failover: (e) => log(`  failover ${e.from} -> ${e.to} (Strategy ${e.strategy})`),
@@ -174,8 +170,11 @@ export async function main(options: DesktopAppOptions = {}): Promise<DesktopAppR
     for (const lease of leases) {
       record({ kind: 'checkout', item: lease.item, servedBy: lease.servedBy, reissued: false });
     }
-    clockOffsetMs = fastForward(leases[0]!, renewEveryMs);
-    const keeper = client.keepAlive(leases, { retryBaseMs: 200, retryMaxMs: 2_000 });
+    const keeper = client.keepAlive(leases, {
+      retryBaseMs: 200,
+      retryMaxMs: 2_000,
+      maxRefreshIntervalMs: renewEveryMs,
+    });
 
     // Waits until every item got `renewalsPerPhase` renewals from `service` after `from`.
     const phase = async (service: LicensingService) => {
@@ -213,14 +212,6 @@ export async function main(options: DesktopAppOptions = {}): Promise<DesktopAppR
     if (outage) await admin(adminUrl, 'DELETE').catch(() => undefined);
     await client.close();
   }
-}
-
-/**
- * DEMO ONLY. The offset that makes a lease due for renewal `renewEveryMs` after it was issued:
- * its refresh time minus its issue time (6 h on the mock), less `renewEveryMs`.
- */
-function fastForward(lease: Lease, renewEveryMs: number): number {
-  return lease.refreshAt - lease.claims.iat * 1_000 - renewEveryMs;
 }
 
 /** Loads the root from a module written by `standby-licensing embed-root`. */

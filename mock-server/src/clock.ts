@@ -14,3 +14,16 @@ export function createClock(base: () => number = Date.now): Clock {
   };
   return clock;
 }
+
+/**
+ * An `onSend` hook that sets each answer's `Date` header from `clock` (RFC 9110 IMF-fixdate), so
+ * an admin clock offset moves the time the services show as well as the times in their tokens:
+ * clients read the services' time from it (DECISIONS.md "Lease trust (third wave)"). With
+ * `onlyWhenOffset`, answers keep Node's own `Date` while the offset is 0 (the hot path).
+ */
+export function dateHeaderHook(clock: Clock, options: { onlyWhenOffset?: boolean } = {}) {
+  return async (_request: unknown, reply: { header(name: string, value: string): unknown }) => {
+    if (options.onlyWhenOffset && clock.offsetMs === 0) return;
+    reply.header('date', new Date(clock.now()).toUTCString());
+  };
+}

@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { type Clock, createClock } from './clock.js';
+import { type Clock, createClock, dateHeaderHook } from './clock.js';
 import {
   checkStoredRsaKey,
   generateRsaKey,
@@ -93,7 +93,11 @@ export const contextPlugin = fp(
       loadOrCreateApiKey(store, opts.config.apiKey, app.log),
     ]);
     app.decorate('config', opts.config);
-    app.decorate('clock', createClock(opts.config.now));
+    const clock = createClock(opts.config.now);
+    app.decorate('clock', clock);
+    // The services show their clock in `Date` too, so a shifted clock is one clock to a client.
+    if (opts.config.now !== undefined) app.addHook('onSend', dateHeaderHook(clock));
+    else app.addHook('onSend', dateHeaderHook(clock, { onlyWhenOffset: true }));
     app.decorate('store', store);
     app.decorate('keyring', { issuer, main });
     app.decorate('apiKey', apiKey);

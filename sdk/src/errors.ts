@@ -17,7 +17,8 @@ export type LicensingErrorCode =
   | 'FEED_CURSOR_REPEATED'
   | 'LICENSE_DENIED'
   | 'CLIENT_CLOSED'
-  | 'CLOCK_ROLLBACK';
+  | 'CLOCK_ROLLBACK'
+  | 'LEASE_STORE_INVALID';
 
 /** Options of {@link LicensingError}. */
 export interface LicensingErrorOptions {
@@ -87,10 +88,10 @@ export class ApiResponseError extends LicensingError {
 
 /**
  * Which check a lease token failed:
- * - `malformed`: not a compact JWS, undecodable header or claims, `crit`/`b64` in the header,
- *   no numeric `exp`/`iat`
+ * - `malformed`: not three strict base64url segments, undecodable header or claims, no `kid`,
+ *   `crit`/`b64` in the header, no numeric `exp`/`iat`
  * - `alg`: the header's `alg` is not RS256
- * - `kid`: no `kid` in the header, or the service publishes no key with it
+ * - `kid`: the service publishes no key with the token's `kid`
  * - `key`: the published JWK is not a usable RSA signing key
  * - `chain`: its `x5c` chain does not lead to an embedded root (structure, CA flags, signatures)
  * - `certificate-expired` / `certificate-not-yet-valid`: a certificate of the chain is outside
@@ -99,6 +100,9 @@ export class ApiResponseError extends LicensingError {
  * - `signature`: the token's signature does not verify
  * - `expired` / `not-yet-valid`: `exp` passed, or `nbf`/`iat` lies in the future
  * - `item`: the token does not grant the requested item
+ * - `not-a-lease`: a signed token that grants the item but is not a lease (no `jti` or `lic`),
+ *   e.g. a release answer
+ * - `hardware`: the lease's `hw` is not this client's `hardwareId`
  */
 export type TokenInvalidReason =
   | 'malformed'
@@ -112,7 +116,17 @@ export type TokenInvalidReason =
   | 'signature'
   | 'expired'
   | 'not-yet-valid'
-  | 'item';
+  | 'item'
+  | 'not-a-lease'
+  | 'hardware';
+
+/**
+ * Why a lease store cannot be trusted (`LEASE_STORE_INVALID`): `unreadable` (an I/O error; it is
+ * read again before the next write, never overwritten), `malformed` (not a lease store document),
+ * `edited` (its time mark is missing, out of range or earlier than a lease it holds), `sealed`
+ * (`unseal` refused its text).
+ */
+export type LeaseStoreInvalidReason = 'unreadable' | 'malformed' | 'edited' | 'sealed';
 
 /**
  * A lease token failed verification (code `TOKEN_INVALID`); `reason` says which check failed.
@@ -147,7 +161,28 @@ export class InvalidOptionError extends TypeError {
   }
 }
 
-const ERROR_NAMES = ['LicensingError', 'ApiResponseError', 'TokenInvalidError'];
+/**
+ * A lease store exists but cannot be trusted (code `LEASE_STORE_INVALID`); `reason` says why.
+ *
+ * @example
+ * if (err instanceof LeaseStoreInvalidError && err.reason === 'unreadable') retryLater();
+ */
+export class LeaseStoreInvalidError extends LicensingError {
+  override name = 'LeaseStoreInvalidError';
+  declare readonly code: 'LEASE_STORE_INVALID';
+  declare readonly reason: LeaseStoreInvalidReason;
+
+  constructor(reason: LeaseStoreInvalidReason, message: string, options: { cause?: unknown } = {}) {
+    super('LEASE_STORE_INVALID', message, { ...options, reason });
+  }
+}
+
+const ERROR_NAMES = [
+  'LicensingError',
+  'ApiResponseError',
+  'TokenInvalidError',
+  'LeaseStoreInvalidError',
+];
 
 /**
  * True for any {@link LicensingError}, also across bundles or realms (matches by `name` and

@@ -6,6 +6,8 @@ export {
   type ApiResponseErrorInit,
   InvalidOptionError,
   isLicensingError,
+  LeaseStoreInvalidError,
+  type LeaseStoreInvalidReason,
   LicensingError,
   type LicensingErrorCode,
   type LicensingErrorOptions,
@@ -25,6 +27,7 @@ export type {
   Lease,
   LeaseClaims,
   LeaseStore,
+  LeaseStoreSealing,
   LicensingLogger,
   LicensingService,
   SavedLease,
@@ -50,18 +53,6 @@ export type {
   RestoreResult,
   VerifyOptions,
 } from './client/licensing-client.js';
-export type { LeaseKeeper, LeaseKeeperOptions } from './lease/lease-keeper.js';
-export {
-  createLeaseVerifier,
-  type LeaseVerifier,
-  type LeaseVerifierOptions,
-  type VerifyLeaseOptions,
-} from './lease/lease-verifier.js';
-export { createMemoryLeaseStore } from './lease/memory-lease-store.js';
-export {
-  createWebStorageLeaseStore,
-  type WebStorageLike,
-} from './lease/web-storage-lease-store.js';
 export type {
   AttemptFailedEvent,
   CircuitCloseEvent,
@@ -78,7 +69,20 @@ export type {
   RenewFailedEvent,
   RootExpiringEvent,
   RootExpiringInfo,
-} from './licensing-events.js';
+} from './client-hooks.js';
+export type { LeaseKeeper, LeaseKeeperOptions } from './lease/lease-keeper.js';
+export {
+  createLeaseVerifier,
+  type LeaseVerifier,
+  type LeaseVerifierOptions,
+  type VerifyLeaseOptions,
+} from './lease/lease-verifier.js';
+export { createMemoryLeaseStore } from './lease/memory-lease-store.js';
+export {
+  createWebStorageLeaseStore,
+  type WebStorageLeaseStoreOptions,
+  type WebStorageLike,
+} from './lease/web-storage-lease-store.js';
 export {
   type BreakerOptions,
   DEFAULTS,

@@ -1,7 +1,8 @@
 // The licensing client's options: their types, every default (`DEFAULTS`) and the one resolver
 // that validates them. Downstream code only ever sees the resolved shape.
+
+import type { LicensingEventHooks } from './client-hooks.js';
 import { option } from './internal/validate-option.js';
-import type { LicensingEventHooks } from './licensing-events.js';
 import type { IdTokenStore, LeaseStore, LicensingLogger, TrustedRoot } from './types.js';
 
 /** Authorization with the app's OIDC ID token (main: `IdToken`; standby: same, with grace). */

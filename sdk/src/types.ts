@@ -136,26 +136,44 @@ export interface SavedLease {
 }
 
 /**
- * What a lease store keeps: the app's leases, the JWK set of each service (so `restore()` needs
- * no network), and the latest trusted time (the largest `iat` of any verified lease, in ms since
- * the epoch), which tells a clock set back.
+ * What a lease store keeps (as JSON text): the app's leases, each service's trusted signing keys
+ * (only JWKs whose chain verified, so `restore()` needs no network), the time mark (no trusted
+ * time seen is later, in ms since the epoch: a clock reading earlier was set back) and the offset
+ * of the services' clock to the local one learnt online, in ms.
  */
 export interface SavedLicensingState {
-  version: 1;
+  version: 2;
   leases: SavedLease[];
-  jwks: Partial<Record<LicensingService, JwkSet>>;
-  trustedTime: number;
+  keys: Record<LicensingService, Array<Record<string, unknown>>>;
+  timeMark: number;
+  offsetMs: number;
 }
 
 /**
- * Where a licensing client keeps its state across restarts. The client validates what `load`
- * returns (a damaged store loads as empty) and saves the whole state after each change.
+ * Where a licensing client keeps its state across restarts, as text. The client checks what
+ * `load` returns (see `LEASE_STORE_INVALID`) and saves the whole state after each change.
  */
 export interface LeaseStore {
-  /** The saved state, or undefined when none. */
-  load(): Promise<SavedLicensingState | undefined>;
-  /** Replaces the saved state. */
-  save(state: SavedLicensingState): Promise<void>;
+  /**
+   * The saved text, or undefined when nothing was saved. Rejects for an I/O error (the client
+   * then never overwrites the store before it has read it), or with a `LeaseStoreInvalidError`
+   * (`sealed`) when the text was not sealed by the store's `seal`.
+   */
+  load(): Promise<string | undefined>;
+  /** Replaces the saved text. */
+  save(text: string): Promise<void>;
   /** Forgets the saved state. */
   clear(): Promise<void>;
+}
+
+/**
+ * Seals a persistent lease store's text, so any edit of it is detected
+ * (`LEASE_STORE_INVALID`, reason `sealed`): e.g. Electron's `safeStorage`, or an HMAC whose key
+ * lives in the OS keychain.
+ */
+export interface LeaseStoreSealing {
+  /** Returns the text to store for `text`. */
+  seal(text: string): string | Promise<string>;
+  /** Returns the text `seal` was given; throws when `sealed` was not made by `seal`. */
+  unseal(sealed: string): string | Promise<string>;
 }

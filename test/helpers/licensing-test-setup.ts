@@ -5,17 +5,19 @@ import {
   assembleLicensingClient,
   type ClientOverrides,
 } from '../../sdk/src/client/create-licensing-client.js';
-import type { LicensingEventMap } from '../../sdk/src/licensing-events.js';
+import type { LicensingEventMap } from '../../sdk/src/client-hooks.js';
+import { createMemoryLeaseStore } from '../../sdk/src/lease/memory-lease-store.js';
 import {
   type LicensingClientOptions,
   resolveLicensingClientOptions,
 } from '../../sdk/src/options.js';
-import { answerAuthz, createFakeVerifier } from './fake-licensing.js';
+import { answerAuthz, fakeServices, storeWithFakeKeys } from './fake-licensing.js';
 
 export const MAIN = 'http://main.test';
 export const STANDBY = 'http://standby.test';
 export const HASH = 'ab'.repeat(32);
-export const PEM = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
+/** The fake services' root, as an app embeds it. */
+export const PEM = fakeServices.trustedRoot.pem;
 export const NOW = Date.UTC(2030, 0, 1);
 
 /** The fake services' clock (ms); tests with fake timers point it at `Date.now`. */
@@ -43,15 +45,15 @@ function answer(reply: Reply, request: Request, service: 'main' | 'standby', den
   if (typeof reply === 'function') return reply(request);
   switch (reply) {
     case 'ok':
-      return new HttpResponse(answerAuthz(search, service, Math.floor(serviceClock.now() / 1000)), {
-        headers: { 'content-type': 'application/jwt' },
-      });
     case 'deny':
       return new HttpResponse(
-        answerAuthz(search, service, Math.floor(serviceClock.now() / 1000), deny),
-        {
-          headers: { 'content-type': 'application/jwt' },
-        },
+        answerAuthz(
+          search,
+          service,
+          Math.floor(serviceClock.now() / 1000),
+          reply === 'deny' ? deny : [],
+        ),
+        { headers: { 'content-type': 'application/jwt' } },
       );
     case 'reset':
       return HttpResponse.error();
@@ -112,8 +114,9 @@ export function fakeIdTokens(state: { inGrace?: boolean; fail?: unknown } = {}) 
 }
 
 /**
- * Builds a client on the fake services (a fake verifier; ServiceKeyHash auth, or ID-token auth
- * with the given fake source), recording every event.
+ * Builds a client on the fake services (ServiceKeyHash auth, or ID-token auth with the given fake
+ * source; a lease store that already holds both services' keys, so no JWKS is fetched),
+ * recording every event.
  */
 export function makeClient(
   overrides: Partial<LicensingClientOptions> = {},
@@ -129,11 +132,11 @@ export function makeClient(
     hardwareId: 'H1',
     version: '1.0',
     now: () => NOW,
+    leaseStore: seededStore(),
     ...overrides,
     failover: { backoffBaseMs: 1, backoffMaxMs: 2, ...overrides.failover },
   });
-  const verifier = createFakeVerifier();
-  const client = assembleLicensingClient(options, { verifier, ...parts });
+  const client = assembleLicensingClient(options, parts);
   const events: Array<{ name: keyof LicensingEventMap; event: unknown }> = [];
   for (const name of [
     'failover',
@@ -149,7 +152,14 @@ export function makeClient(
   }
   const named = (name: keyof LicensingEventMap) =>
     events.filter((e) => e.name === name).map((e) => e.event);
-  return { client, verifier, events, named };
+  return { client, events, named };
+}
+
+/** A memory lease store that already holds both fake services' signing keys. */
+export function seededStore() {
+  const store = createMemoryLeaseStore();
+  void store.save(storeWithFakeKeys());
+  return store;
 }
 
 /** `GET <standby>/enabled` answering `value`, counting requests. */

@@ -1,6 +1,7 @@
-// The lease store against the real mock server (DECISIONS.md "SDK additions"): leases of both
-// services come back with no network, each verified again; release removes them; a tampered or
-// expired lease is dropped; CLOCK_ROLLBACK stops restore, verify and checkout alike.
+// The lease store against the real mock server (DECISIONS.md "SDK additions", "Lease trust"):
+// leases of both services come back with no network, each verified again; release removes them;
+// a tampered lease is dropped; a clock set back stops restore and verify, while an online
+// checkout judges on the services' clock. The adversarial cases live in test/trust/.
 import { createMemoryLeaseStore, isLicensingError, type LeaseStore } from '@standby-licensing/sdk';
 import {
   clearFaults,
@@ -9,8 +10,10 @@ import {
   setMainFault,
   startMockLicensing,
 } from '@test/helpers/mock-licensing.js';
+import { readStore, writeStore } from '@test/helpers/store-documents.js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 
+const HOUR = 3_600_000;
 let mock: MockLicensing;
 beforeAll(async () => {
   mock = await startMockLicensing();
@@ -50,50 +53,59 @@ it('restores leases of both services with no network, each verified again', asyn
 it('drops a tampered lease and forgets released ones', async () => {
   const store = createMemoryLeaseStore();
   const { a } = await checkoutBoth(store);
-  const saved = (await store.load())!;
+  const saved = await readStore(store);
   // Flip ItemB's payload to grant something else: the signature no longer matches.
   const tampered = saved.leases[1]!.token.split('.');
   tampered[1] = Buffer.from(JSON.stringify({ ItemZ: true, iat: 1, exp: 9e9 })).toString(
     'base64url',
   );
   saved.leases[1]!.token = tampered.join('.');
-  await store.save(saved);
+  await writeStore(store, saved);
 
   const { client } = clientFor(mock, { leaseStore: store });
   expect((await client.restore()).leases.map((l) => l.item)).toEqual(['ItemA']);
-  expect((await store.load())!.leases.map((l) => l.item)).toEqual(['ItemA']);
+  expect((await readStore(store)).leases.map((l) => l.item)).toEqual(['ItemA']);
   await client.release(a);
   expect((await client.restore()).leases).toEqual([]);
   await client.close();
 });
 
-it('refuses restore, verify and checkout with CLOCK_ROLLBACK once the clock was set back', async () => {
+it('refuses restore and verify with CLOCK_ROLLBACK once the clock was set back, never checkout', async () => {
   const store = createMemoryLeaseStore();
   const { a } = await checkoutBoth(store);
+  // The leases were accepted at 7 h ahead (the mark rises there), then the clock went back.
+  let skewMs = 7 * HOUR;
   const { client } = clientFor(mock, {
     leaseStore: store,
-    now: () => Date.now() - 3_600_000,
+    fetch: offline,
+    now: () => Date.now() + skewMs,
   });
-  for (const call of [
-    () => client.restore(),
-    () => client.verify(a.token),
-    () => client.checkout(['ItemC']),
-  ]) {
+  expect((await client.restore()).leases).toHaveLength(2);
+  skewMs = HOUR;
+  for (const call of [() => client.restore(), () => client.verify(a.token)]) {
     const error = await call().catch((e: unknown) => e);
     expect(isLicensingError(error) && error.code).toBe('CLOCK_ROLLBACK');
   }
   await client.close();
+  // Online, the services' clock is the truth: the checkout works and re-anchors the mark.
+  const { client: online } = clientFor(mock, { leaseStore: store, now: () => Date.now() + HOUR });
+  expect((await online.checkout(['ItemC'])).leases[0]!.item).toBe('ItemC');
+  expect((await online.restore()).leases.map((l) => l.item)).toEqual(['ItemA', 'ItemB', 'ItemC']);
+  await online.close();
 });
 
-it('drops leases that have expired by the time the app restarts', async () => {
+it('does not give leases back on a clock past their expiry, and deletes nothing for it', async () => {
   const store = createMemoryLeaseStore();
   await checkoutBoth(store);
-  const { client } = clientFor(mock, {
+  const ahead = clientFor(mock, {
     leaseStore: store,
     fetch: offline,
-    now: () => Date.now() + 9 * 3_600_000,
+    now: () => Date.now() + 9 * HOUR,
   });
-  expect((await client.restore()).leases).toEqual([]);
-  expect((await store.load())!.leases).toEqual([]);
-  await client.close();
+  expect((await ahead.client.restore()).leases).toEqual([]);
+  expect((await readStore(store)).leases).toHaveLength(2);
+  await ahead.client.close();
+  const back = clientFor(mock, { leaseStore: store, fetch: offline });
+  expect((await back.client.restore()).leases).toHaveLength(2);
+  await back.client.close();
 });

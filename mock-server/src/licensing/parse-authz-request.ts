@@ -1,3 +1,9 @@
+// The wire's reserved names have one home, in the SDK; this file is bundled into the mock's
+// build (docs/decisions/0026-lease-trust-home.md).
+import {
+  LEASE_CLAIM_NAMES,
+  RESERVED_PARAMETERS as WIRE_RESERVED_PARAMETERS,
+} from '../../../sdk/src/internal/wire-names.js';
 import { ApiError } from '../errors.js';
 
 /** One licensed item requested from `/authz/.jwt`, with its per-item attributes. */
@@ -26,45 +32,32 @@ export interface AuthzRequest {
   echo: AuthzEcho;
 }
 
-/** Parameter names that are never licensed items. */
-export const RESERVED_PARAMETERS: ReadonlySet<string> = new Set([
-  'hw',
-  'process',
-  'version',
-  'doConsume',
-  'consumptionMode',
-  'consumeDuration',
-  'consumeCount',
-  'leaseId',
-  'licenseId',
-  'release',
-  'ownerOrganizationId',
-  'ownerUserId',
-  'entitlementId',
-]);
+/** Parameter names that are never licensed items (the SDK's list: one source of truth). */
+export const RESERVED_PARAMETERS: ReadonlySet<string> = new Set(WIRE_RESERVED_PARAMETERS);
 
 /**
  * Names an item (or released lease id) may not have: they are claims of the lease token, and an
  * item claim `<item>: true` named like one would be overwritten by it (DECISIONS.md "Limits").
  * `__proto__` cannot be a claim name of a JavaScript object at all.
  */
-export const CLAIM_NAMES: ReadonlySet<string> = new Set([
-  'iss',
-  'sub',
-  'aud',
-  'iat',
-  'exp',
-  'nbf',
-  'jti',
-  'lic',
-  'rfr',
-  'hw',
-  'hwName',
-  'process',
-  'version',
-  'consumptionMode',
-  '__proto__',
-]);
+export const CLAIM_NAMES: ReadonlySet<string> = new Set(LEASE_CLAIM_NAMES);
+
+/**
+ * The request details a licensing call echoes into its tokens, from a query string's `hw`
+ * (`<id>` or `<id>;name=<label>`), `process` and `version` (the main service's checkout action).
+ */
+export function parseEchoParameters(query: Record<string, string | undefined>): AuthzEcho {
+  const echo: AuthzEcho = {};
+  if (query.hw !== undefined) {
+    const [id, attributes] = splitAttributes(query.hw);
+    if (id !== '') echo.hw = id;
+    const label = attributes.get('name');
+    if (label !== undefined) echo.hwName = label;
+  }
+  if (query.process !== undefined) echo.process = query.process;
+  if (query.version !== undefined) echo.version = query.version;
+  return echo;
+}
 
 /** Options of {@link parseAuthzRequest}. */
 export interface ParseAuthzRequestOptions {

@@ -8,7 +8,7 @@ import { toX5c } from '../crypto/certificates.js';
 import { toPublicJwk } from '../crypto/jwk.js';
 import { issueLeaseTokens } from '../licensing/issue-lease-tokens.js';
 import type { ItemDecision } from '../licensing/lease-claims.js';
-import type { AuthzItem } from '../licensing/parse-authz-request.js';
+import { type AuthzItem, parseEchoParameters } from '../licensing/parse-authz-request.js';
 import { addFormBodyParser, serviceBaseUrl } from '../licensing/request-parameters.js';
 import { sendLeaseClaims } from '../licensing/send-lease-claims.js';
 import { sendLeaseTokens } from '../licensing/send-lease-tokens.js';
@@ -131,6 +131,8 @@ export async function mainService(
       const caller = request.caller!;
       const issuer = serviceBaseUrl(request, prefix);
       const decide = decideFor(caller.sub);
+      // `hw`, `process` and `version` in the query are echoed into every token, as on /authz.
+      const echo = parseEchoParameters(request.query as Record<string, string | undefined>);
       // One signing task per granted line, so a long checkout spreads over the threads.
       const lines = request.body.map(async ({ productName }): Promise<CheckoutResult> => {
         const item = { name: productName };
@@ -144,7 +146,7 @@ export async function mainService(
           };
         }
         const jwt = await issueLeaseTokens(
-          { items: [item], release: undefined, echo: {} },
+          { items: [item], release: undefined, echo },
           {
             issuer,
             subject: caller.sub,

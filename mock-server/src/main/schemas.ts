@@ -49,6 +49,19 @@ export const checkoutSchema = (maxItems: number) =>
     summary: 'Check out licenses with an ID token (IdToken or Bearer)',
     tags: ['main'],
     headers: authzHeadersSchema,
+    querystring: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        hw: {
+          type: 'string',
+          maxLength: 512,
+          description: 'Hardware id, or `<id>;name=<label>`: echoed as `hw` (and `hwName`)',
+        },
+        process: { type: 'string', maxLength: 512, description: 'Echoed as `process`' },
+        version: { type: 'string', maxLength: 512, description: 'Echoed as `version`' },
+      },
+    },
     body: {
       type: 'array',
       minItems: 1,

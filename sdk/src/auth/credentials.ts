@@ -1,4 +1,4 @@
-import type { LicensingEventHub } from '../licensing-events.js';
+import type { LicensingEventHub } from '../client-hooks.js';
 import type { ResolvedAuth } from '../options.js';
 import type { LicensingLogger, LicensingService } from '../types.js';
 import { createIdTokenSource, type IdTokenSource } from './id-token-source.js';

@@ -92,7 +92,7 @@ describe('createIdTokenSource', () => {
     expect(provider).toHaveBeenCalledTimes(2);
   });
 
-  it('falls back to the cached token on the standby within the grace; main gets UNAUTHORIZED', async () => {
+  it('falls back to the cached token on the standby within the grace; main gets it too, to decide', async () => {
     const time = clock();
     const token = idToken(T0 + HOUR);
     const outage = new Error('identity provider unreachable');
@@ -109,7 +109,16 @@ describe('createIdTokenSource', () => {
       inGrace: true,
       expiresAt: T0 + HOUR,
     });
-    const refused = await source.get('main').catch((error: unknown) => error);
+    // Main is never skipped because the SDK judges the token expired: main decides.
+    await expect(source.get('main')).resolves.toEqual({
+      token,
+      inGrace: false,
+      expiresAt: T0 + HOUR,
+    });
+    // After main refused it (a 401), the provider's failure is the answer.
+    const refused = await source
+      .get('main', { forceRefresh: true })
+      .catch((error: unknown) => error);
     expect(refused).toMatchObject({ name: 'LicensingError', code: 'UNAUTHORIZED', cause: outage });
   });
 
@@ -126,12 +135,18 @@ describe('createIdTokenSource', () => {
     await expect(source.get('standby')).rejects.toMatchObject({ code: 'ID_TOKEN_EXPIRED' });
   });
 
-  it('rejects with UNAUTHORIZED when the provider fails and nothing is cached', async () => {
+  it('rejects with SERVICE_UNAVAILABLE naming the provider when it fails and nothing is cached', async () => {
     const source = createIdTokenSource({
       provider: () => Promise.reject(new Error('down')),
       now: () => T0,
     });
-    await expect(source.get('standby')).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+    for (const service of ['standby', 'main'] as const) {
+      await expect(source.get(service)).rejects.toMatchObject({
+        code: 'SERVICE_UNAVAILABLE',
+        reason: 'id-token-provider-failed',
+        cause: { code: 'UNAUTHORIZED', reason: 'id-token-provider-failed' },
+      });
+    }
   });
 
   it('rejects an unparsable provider token with UNAUTHORIZED and does not cache it', async () => {
@@ -144,10 +159,18 @@ describe('createIdTokenSource', () => {
     await expect(store.load()).resolves.toBeUndefined();
   });
 
-  it('treats an already expired provider token as unusable on main, in grace on the standby', async () => {
+  it('sends an already expired provider token to main (main decides), in grace to the standby', async () => {
     const token = idToken(T0 - HOUR);
     const source = createIdTokenSource({ provider: () => token, now: () => T0 });
-    await expect(source.get('main')).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+    await expect(source.get('main')).resolves.toEqual({
+      token,
+      inGrace: false,
+      expiresAt: T0 - HOUR,
+    });
+    await expect(source.get('main', { forceRefresh: true })).rejects.toMatchObject({
+      code: 'UNAUTHORIZED',
+      reason: 'id-token-expired',
+    });
     await expect(source.get('standby')).resolves.toEqual({
       token,
       inGrace: true,
@@ -245,7 +268,7 @@ describe('createIdTokenSource', () => {
     await expect(source.get('standby')).resolves.toMatchObject({ token, inGrace: true });
     time.set(T0 + 2 * HOUR + 29_999);
     await expect(source.get('standby')).resolves.toMatchObject({ token, inGrace: true });
-    await expect(source.get('main')).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+    await expect(source.get('main')).resolves.toMatchObject({ token, inGrace: false });
     expect(provider).toHaveBeenCalledTimes(2);
     time.set(T0 + 2 * HOUR + 30_000);
     const fresh = idToken(T0 + 4 * HOUR);

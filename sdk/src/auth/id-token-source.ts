@@ -1,6 +1,7 @@
 import { decodeJwt } from 'jose';
 import { isLicensingError, LicensingError } from '../errors.js';
 import { abortable } from '../internal/abortable.js';
+import { formatTime } from '../internal/format-time.js';
 import { option } from '../internal/validate-option.js';
 import { DEFAULTS, MAX_GRACE_MS } from '../options.js';
 import type { IdTokenResult, IdTokenStore, LicensingService } from '../types.js';
@@ -16,14 +17,15 @@ export type { IdTokenResult, IdTokenStore } from '../types.js';
  */
 export interface IdTokenSource {
   /**
-   * A token for `service`. For `'main'` it must be unexpired (else the provider is asked; a
-   * provider failure rejects with the provider's error as cause, code UNAUTHORIZED and a
-   * `reason` saying what went wrong: `id-token-provider-failed` (it threw),
-   * `id-token-provider-timeout`, `id-token-malformed` (not a JWT with a numeric `exp`),
-   * `id-token-expired` (it returned an expired token)). For
-   * `'standby'` a provider failure falls back to the last good token while
-   * `now <= exp + graceMs`; past that it rejects with code ID_TOKEN_EXPIRED.
-   * `forceRefresh` asks the provider even if the cached token is unexpired (after a 401).
+   * A token for `service`: the cached one while unexpired, else the provider's. When the provider
+   * gives no usable token (the `reason` of its error says why: `id-token-provider-failed` (it
+   * threw), `id-token-provider-timeout`, `id-token-malformed` (not a JWT with a numeric `exp`),
+   * `id-token-expired` (it returned an expired token)), the last good token is sent anyway: to
+   * `'main'` as it is (main decides whether it still accepts it), to `'standby'` while
+   * `now <= exp + graceMs` (past that: code ID_TOKEN_EXPIRED). With no token at all it rejects:
+   * `SERVICE_UNAVAILABLE` when the provider could not be reached, else `UNAUTHORIZED`.
+   * `forceRefresh` (after a 401) asks the provider even for an unexpired cached token and
+   * rejects with the provider's error when it gives none.
    */
   get(
     service: LicensingService,
@@ -161,10 +163,10 @@ class DefaultIdTokenSource implements IdTokenSource {
     }
     const expired = new LicensingError(
       'UNAUTHORIZED',
-      `the ID-token provider returned a token that expired at ${new Date(fresh.expiresAt).toISOString()}`,
+      `the ID-token provider returned a token that expired at ${formatTime(fresh.expiresAt)}. Check the identity provider and the system clock.`,
       { reason: 'id-token-expired' },
     );
-    return this.#fallback(service, expired, false);
+    return this.#fallback(service, expired, forceRefresh);
   }
 
   /** Rejects when the provider has not answered within `providerTimeoutMs`. */
@@ -252,6 +254,12 @@ class DefaultIdTokenSource implements IdTokenSource {
     }
   }
 
+  /**
+   * What to send when the provider gave no usable token: the cached one, for main even expired
+   * (main decides, the SDK never skips it), for the standby within its grace. With nothing cached
+   * nothing can be sent at all. After a service refused the cached token (`forceRefresh`), the
+   * provider's failure is the answer.
+   */
   #fallback(service: LicensingService, error: unknown, forceRefresh: boolean): IdTokenResult {
     const providerError = isLicensingError(error)
       ? error
@@ -260,23 +268,40 @@ class DefaultIdTokenSource implements IdTokenSource {
           reason: 'id-token-provider-failed',
         });
     const cached = this.#current;
-    if (!cached) throw providerError;
+    if (!cached) throw noTokenAtAll(providerError);
+    if (forceRefresh) throw providerError;
     const now = this.#now();
-    // Still unexpired (only inside the refresh skew): usable by either service, unless the
-    // service just refused it (forceRefresh).
-    if (!forceRefresh && now < cached.expiresAt) {
+    if (now < cached.expiresAt || service === 'main') {
       return { token: cached.token, inGrace: false, expiresAt: cached.expiresAt };
     }
-    if (service === 'main') throw providerError;
     if (isWithinGrace(cached.expiresAt, now, this.#graceMs)) {
-      return { token: cached.token, inGrace: now >= cached.expiresAt, expiresAt: cached.expiresAt };
+      return { token: cached.token, inGrace: true, expiresAt: cached.expiresAt };
     }
     throw new LicensingError(
       'ID_TOKEN_EXPIRED',
-      `the last ID token expired at ${new Date(cached.expiresAt).toISOString()}, more than ${this.#graceMs} ms ago, and no fresh one could be obtained`,
+      `the last ID token expired at ${formatTime(cached.expiresAt)}, more than ${this.#graceMs} ms ago, and no fresh one could be obtained. The user must sign in again (auth.idToken).`,
       { cause: providerError },
     );
   }
+}
+
+/** Provider failures that mean "could not reach it", not "it answered wrong". */
+const PROVIDER_UNREACHABLE = new Set(['id-token-provider-failed', 'id-token-provider-timeout']);
+
+/**
+ * The error when no token at all can be had: an unreachable provider is `SERVICE_UNAVAILABLE`
+ * (nothing could be called; try again later), a provider that answered with something unusable
+ * is `UNAUTHORIZED` (the user must sign in again). Either way the call ends: no failover.
+ */
+function noTokenAtAll(providerError: LicensingError): LicensingError {
+  const unreachable =
+    providerError.reason !== undefined && PROVIDER_UNREACHABLE.has(providerError.reason);
+  if (!unreachable) return providerError;
+  return new LicensingError(
+    'SERVICE_UNAVAILABLE',
+    `No ID token to send: ${providerError.message}, and none was kept from before. Check the app's sign-in (auth.idToken) and the identity provider.`,
+    { cause: providerError, reason: providerError.reason! },
+  );
 }
 
 /**

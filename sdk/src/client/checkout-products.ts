@@ -1,6 +1,9 @@
-import { LicensingError } from '../errors.js';
-import { FailedAttempt } from '../transport/failed-attempt.js';
-import type { CallOptions } from '../types.js';
+import { LicensingError, TokenInvalidError } from '../errors.js';
+import { buildEchoQuery } from '../internal/authz-wire.js';
+import { toLease } from '../lease/lease.js';
+import type { ExpectedBody } from '../transport/classify-outcome.js';
+import type { CallOptions, LeaseClaims } from '../types.js';
+import { acceptFreshLease, learnServiceTime } from './accept-token.js';
 import type { ClientContext } from './client-context.js';
 import type { ProductCheckout, ProductCheckoutResult } from './licensing-client.js';
 
@@ -27,10 +30,30 @@ function validateProducts(products: readonly ProductCheckout[]): void {
   });
 }
 
+/** The main service's answer: one object per requested product, in request order. */
+function expectResults(count: number): ExpectedBody {
+  return {
+    kind: 'json',
+    what: `a JSON array of ${count} product results`,
+    read: (json) => {
+      if (!Array.isArray(json) || json.length !== count || !json.every(isObject)) {
+        throw new TypeError('not an array of product results');
+      }
+      return json;
+    },
+  };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
 /**
  * `client.checkoutProducts`: the main service's `POST /licensing/actions/checkout` (ID-token auth
  * only). Main only, with the usual main attempts: the standby has no such action and counts no
- * seats, so there is nothing to fail over to. Every granted token is verified.
+ * seats, so there is nothing to fail over to. A product counts as granted only together with a
+ * token that is a lease for that very product (`granted: true` without one is `TOKEN_INVALID`);
+ * granted leases are saved like a checkout's.
  */
 export async function checkoutProducts(
   context: ClientContext,
@@ -38,39 +61,75 @@ export async function checkoutProducts(
   options: CallOptions = {},
 ): Promise<ProductCheckoutResult[]> {
   validateProducts(products);
-  return context.strategy.runOnMain(async (service, signal) => {
-    const { url, json: parsed } = await context.transport.request(
+  await context.state.load();
+  const results = await context.strategy.runOnMain(async (service, signal) => {
+    const response = await context.transport.request(
       service,
       {
         path: '/licensing/actions/checkout',
+        // `hw` and `version` as on /authz, so the leases are bound to this device too.
+        query: buildEchoQuery(context.echoes),
         method: 'POST',
         body: JSON.stringify(products),
         contentType: 'application/json',
-        expect: 'json',
+        expect: expectResults(products.length),
       },
       signal,
     );
-    if (!Array.isArray(parsed)) {
-      throw new FailedAttempt({
-        ok: false,
-        outage: true,
-        reason: 'malformed-body',
-        error: new LicensingError(
-          'SERVICE_UNAVAILABLE',
-          `the main licensing service answered its checkout action without a JSON array (${url})`,
-        ),
-      });
-    }
+    const answer = { serviceTime: response.serviceTime };
     // Verified inside the attempt: a main JWKS that cannot be loaded is a failed main attempt.
-    return Promise.all(
-      (parsed as ProductCheckoutResult[]).map(async (entry) => {
-        if (typeof entry.jwt !== 'string') return entry;
-        const claims = await context.verifier.verify(entry.jwt, {
+    const entries = await Promise.all(
+      (response.value as Record<string, unknown>[]).map(async (entry, i) => {
+        const productName = products[i]!.productName;
+        const result = readResult(entry, productName);
+        if (!result.granted) return { result };
+        if (typeof entry.jwt !== 'string') {
+          throw new TokenInvalidError(
+            'not-a-lease',
+            `main granted ${productName} without a lease token`,
+          );
+        }
+        const claims = await acceptFreshLease(
+          context,
           service,
-          ...(signal ? { signal } : {}),
-        });
-        return { ...entry, claims };
+          entry.jwt,
+          productName,
+          answer,
+          signal,
+        );
+        return { result: { ...result, jwt: entry.jwt, claims }, claims };
       }),
     );
+    const verified = entries.flatMap((entry) => (entry.claims ? [entry.claims] : []));
+    learnServiceTime(context, answer, verified);
+    return entries.map(({ result }) =>
+      result.jwt !== undefined && result.claims
+        ? {
+            ...result,
+            lease: toLease(
+              result.productName,
+              result.jwt,
+              result.claims as LeaseClaims,
+              service,
+              context.clock.offsetMs,
+            ),
+          }
+        : result,
+    );
   }, options.signal);
+  const leases = results.flatMap((result) => (result.lease ? [result.lease] : []));
+  if (leases.length > 0) await context.state.remember(leases);
+  return results;
+}
+
+/** The fields of one product result the SDK reports (a granted one's token is checked apart). */
+function readResult(entry: Record<string, unknown>, productName: string): ProductCheckoutResult {
+  return {
+    productName,
+    granted: entry.granted === true,
+    ...(typeof entry.errorCode === 'string' ? { errorCode: entry.errorCode } : {}),
+    ...(typeof entry.errorDescription === 'string'
+      ? { errorDescription: entry.errorDescription }
+      : {}),
+  };
 }

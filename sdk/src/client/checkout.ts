@@ -1,47 +1,19 @@
-import { decodeJwt } from 'jose';
-import { LicensingError, TokenInvalidError } from '../errors.js';
+import { LicensingError } from '../errors.js';
 import { type AuthzItem, buildCheckoutQuery } from '../internal/authz-wire.js';
+import { RESERVED_ITEM_NAMES } from '../internal/wire-names.js';
 import { readDenial, toLease } from '../lease/lease.js';
+import { readLeaseToken } from '../lease/lease-token.js';
+import { requestAuthz } from '../transport/authz-request.js';
 import type {
   CallOptions,
   CheckoutItem,
   CheckoutResult,
   DeniedItem,
-  Lease,
+  LeaseClaims,
   LicensingService,
 } from '../types.js';
-import { requestTokens } from './authz-exchange.js';
+import { acceptFreshAnswer, acceptFreshLease, learnServiceTime } from './accept-token.js';
 import type { ClientContext } from './client-context.js';
-
-/**
- * Names an item may not have: the reserved `/authz/.jwt` parameters and the token claims an item
- * claim would collide with (DECISIONS.md "Limits of the mock server").
- */
-const RESERVED = new Set([
-  'hw',
-  'process',
-  'version',
-  'doConsume',
-  'consumptionMode',
-  'consumeDuration',
-  'consumeCount',
-  'leaseId',
-  'licenseId',
-  'release',
-  'ownerOrganizationId',
-  'ownerUserId',
-  'entitlementId',
-  'iss',
-  'sub',
-  'aud',
-  'iat',
-  'exp',
-  'nbf',
-  'jti',
-  'lic',
-  'rfr',
-  'hwName',
-]);
 
 function invalid(message: string): LicensingError {
   return new LicensingError('INVALID_ARGUMENT', message);
@@ -57,8 +29,8 @@ export function normalizeItems(items: readonly (string | CheckoutItem)[]): Authz
         ? { item: entry, licenseId: undefined }
         : (entry ?? ({} as CheckoutItem));
     if (typeof item !== 'string' || item === '') throw invalid(`items[${i}] must name an item`);
-    if (RESERVED.has(item)) {
-      throw invalid(`items[${i}] '${item}' is a reserved parameter or claim name`);
+    if (RESERVED_ITEM_NAMES.has(item)) {
+      throw invalid(`items[${i}] '${item}' is a reserved parameter or claim name: rename the item`);
     }
     if (seen.has(item)) throw invalid(`items[${i}] '${item}' is requested twice`);
     if (licenseId !== undefined && (typeof licenseId !== 'string' || licenseId === '')) {
@@ -69,10 +41,12 @@ export function normalizeItems(items: readonly (string | CheckoutItem)[]): Authz
   });
 }
 
+type Outcome = { item: string; token: string; claims: LeaseClaims } | { denied: DeniedItem };
+
 /**
- * Checks `items` out on one service: one `/authz/.jwt` request, every token verified (a denial
- * too: a forged denial must not hide an outage or a grant). Main's per-item `noLicenseFound`
- * comes back in `denied`.
+ * Checks `items` out on one service: one `/authz/.jwt` request, every token verified as a lease
+ * for its item (a denial too, as a signed answer: a forged denial must not hide an outage or a
+ * grant). Main's per-item `noLicenseFound` comes back in `denied`.
  */
 export async function checkoutOn(
   context: ClientContext,
@@ -81,41 +55,40 @@ export async function checkoutOn(
   signal: AbortSignal | undefined,
 ): Promise<CheckoutResult> {
   const query = buildCheckoutQuery(items, context.echoes);
-  const tokens = await requestTokens(context, service, query, items.length, signal);
+  const answer = await requestAuthz(context.transport, service, query, items.length, signal);
   const outcomes = await Promise.all(
-    items.map(async ({ item }, i): Promise<Lease | DeniedItem> => {
-      const token = tokens[i]!;
-      let denial: DeniedItem | undefined;
-      try {
-        denial = service === 'main' ? readDenial(item, decodeJwt(token)) : undefined;
-      } catch (cause) {
-        throw new TokenInvalidError('malformed', `${service}: token for '${item}' is not a JWT`, {
-          cause,
-        });
-      }
+    items.map(async ({ item }, i): Promise<Outcome & { verified: LeaseClaims }> => {
+      const token = readLeaseToken(answer.tokens[i]);
+      const denial = service === 'main' ? readDenial(item, token.claims) : undefined;
       if (denial) {
-        await context.verifier.verify(token, { service, ...(signal ? { signal } : {}) });
-        return denial;
+        const verified = await acceptFreshAnswer(context, service, token, answer, signal);
+        return { denied: denial, verified };
       }
-      const claims = await context.verifier.verify(token, {
-        service,
-        item,
-        ...(signal ? { signal } : {}),
-      });
-      return toLease(item, token, claims, service);
+      const claims = await acceptFreshLease(context, service, token, item, answer, signal);
+      return { item, token: token.token, claims, verified: claims };
     }),
+  );
+  learnServiceTime(
+    context,
+    answer,
+    outcomes.map((outcome) => outcome.verified),
   );
   const result: CheckoutResult = { leases: [], denied: [] };
   for (const outcome of outcomes) {
-    if ('leaseId' in outcome) result.leases.push(outcome);
-    else result.denied.push(outcome);
+    if ('denied' in outcome) result.denied.push(outcome.denied);
+    else {
+      result.leases.push(
+        toLease(outcome.item, outcome.token, outcome.claims, service, context.clock.offsetMs),
+      );
+    }
   }
   return result;
 }
 
 /**
- * `client.checkout`: checks the items and the clock (`CLOCK_ROLLBACK`), checks them out through
- * the failover strategy, and saves the leases in the lease store.
+ * `client.checkout`: checks the items, checks them out through the failover strategy, and
+ * saves the leases in the lease store. Online, the services' clock is the truth: a local clock
+ * that is off (or was set back) does not stop a checkout.
  */
 export async function checkout(
   context: ClientContext,
@@ -123,12 +96,11 @@ export async function checkout(
   options: CallOptions = {},
 ): Promise<CheckoutResult> {
   const normalized = normalizeItems(items);
-  await context.saved.ready();
-  context.saved.assertClock();
+  await context.state.load();
   const result = await context.strategy.run(
     (service, signal) => checkoutOn(context, service, normalized, signal),
     options.signal,
   );
-  await context.saved.remember(result.leases);
+  await context.state.remember(result.leases);
   return result;
 }

@@ -1,20 +1,22 @@
 import { createCredentials } from '../auth/credentials.js';
 import type { IdTokenSource } from '../auth/id-token-source.js';
+import { createEventHub } from '../client-hooks.js';
 import { LicensingError } from '../errors.js';
 import { createStrategyA } from '../failover/strategy-a.js';
 import { createStrategyB } from '../failover/strategy-b.js';
 import { createLeaseKeeper, type LeaseKeeper } from '../lease/lease-keeper.js';
-import { createLeaseVerifier, type LeaseVerifier } from '../lease/lease-verifier.js';
+import { createLeaseState } from '../lease/lease-state.js';
 import { createMemoryLeaseStore } from '../lease/memory-lease-store.js';
-import { createSavedLeases } from '../lease/saved-leases.js';
-import { createEventHub } from '../licensing-events.js';
+import { createServiceKeys } from '../lease/service-keys.js';
+import { createTrustedClock } from '../lease/trusted-clock.js';
+import { parseTrustedRoots, watchRootExpiry } from '../lease/trusted-roots.js';
 import {
   type LicensingClientOptions,
   type ResolvedLicensingClientOptions,
   resolveLicensingClientOptions,
 } from '../options.js';
-import { createJwksLoader } from '../transport/jwks-request.js';
 import { createLicensingTransport } from '../transport/licensing-transport.js';
+import type { LicensingService } from '../types.js';
 import { checkout } from './checkout.js';
 import { checkoutProducts } from './checkout-products.js';
 import type { ClientContext } from './client-context.js';
@@ -63,23 +65,50 @@ export function createLicensingClient(options: LicensingClientOptions): Licensin
 /** Parts a test may replace (internal). */
 export interface ClientOverrides {
   idTokens?: IdTokenSource;
-  verifier?: LeaseVerifier;
+}
+
+/** The command that embeds a service's current root, for chain refusals. */
+function embedHint(service: LicensingService, options: ResolvedLicensingClientOptions): string {
+  const command =
+    service === 'standby'
+      ? `npx standby-licensing embed-root --standby-url ${options.standbyUrl} --api-key <management API key> --out <your roots module>`
+      : `npx standby-licensing embed-root --jwks-url ${options.mainUrl}/.well-known/jwks.json --out <your roots module>`;
+  return `Embed the ${service} service's current root and ship it with the app: ${command}`;
 }
 
 /**
- * Wires a client from resolved options: event hub → credentials → transport → verifier (its
- * JWKS through the transport) → strategy → the operations. Nothing here calls back up: every
- * part receives what it needs as plain values.
+ * Wires a client from resolved options: event hub → clock → key sources and lease state →
+ * credentials → transport → strategy → the operations. Nothing here hands a closure down:
+ * every part receives plain values, and a checkout flows client → failover → transport → lease
+ * and back up by return values.
  */
 export function assembleLicensingClient(
   options: ResolvedLicensingClientOptions,
   overrides: ClientOverrides = {},
 ): LicensingClient {
   const events = createEventHub(options.on, options.logger);
+  const { clockToleranceMs: toleranceMs, unknownKidCooldownMs: cooldownMs } = options.trust;
+  const clock = createTrustedClock({ now: options.now, toleranceMs });
+  const anchors = parseTrustedRoots(options.trust.rootCertificates);
+  const watchRoots = watchRootExpiry(anchors, clock.now, (info) =>
+    events.emit('rootExpiring', info),
+  );
+  watchRoots();
+  const keysOf = (service: LicensingService) =>
+    createServiceKeys({ service, anchors, cooldownMs, embedHint: embedHint(service, options) });
+  const keys = { main: keysOf('main'), standby: keysOf('standby') };
+  const state = createLeaseState({
+    store: options.leaseStore ?? createMemoryLeaseStore(),
+    clock,
+    keys,
+    toleranceMs,
+    logger: options.logger,
+  });
   const credentials = createCredentials({
     auth: options.auth,
     names: options.names,
-    now: options.now,
+    // ID-token expiry and the standby's grace are judged on the services' time too.
+    now: clock.now,
     events,
     logger: options.logger,
     ...(overrides.idTokens ? { idTokens: overrides.idTokens } : {}),
@@ -94,45 +123,6 @@ export function assembleLicensingClient(
     signingKeyId: options.signingKeyId,
     credentials,
   });
-  const saved = createSavedLeases({
-    store: options.leaseStore ?? createMemoryLeaseStore(),
-    now: options.now,
-    clockToleranceMs: options.trust.clockToleranceMs,
-    logger: options.logger,
-  });
-  const loadJwks = createJwksLoader(transport);
-  const verifierOptions = {
-    roots: options.trust.rootCertificates,
-    now: options.now,
-    clockToleranceMs: options.trust.clockToleranceMs,
-    unknownKidCooldownMs: options.trust.unknownKidCooldownMs,
-  };
-  const verifier =
-    overrides.verifier ??
-    createLeaseVerifier({
-      ...verifierOptions,
-      // Each JWK set a service publishes is kept too, so restore() works with no network.
-      loadJwks: async (service, signal) => {
-        const jwks = await loadJwks(service, signal);
-        await saved.rememberJwks(service, jwks);
-        return jwks;
-      },
-      onRootExpiring: (info) => events.emit('rootExpiring', info),
-    });
-  const offlineVerifier =
-    overrides.verifier ??
-    createLeaseVerifier({
-      ...verifierOptions,
-      loadJwks: async (service) => {
-        await saved.ready();
-        const jwks = saved.jwks(service);
-        if (jwks) return jwks;
-        throw new LicensingError(
-          'SERVICE_UNAVAILABLE',
-          `no JWK set of the ${service} service was saved: it takes one online call first`,
-        );
-      },
-    });
   const strategyDeps = {
     failover: options.failover,
     random: options.random,
@@ -147,7 +137,9 @@ export function assembleLicensingClient(
   const context: ClientContext = {
     strategy,
     transport,
-    verifier,
+    keys,
+    clock,
+    state,
     events,
     echoes: {
       hardwareId: options.hardwareId,
@@ -155,14 +147,17 @@ export function assembleLicensingClient(
       version: options.version,
     },
     standbyUrl: options.standbyUrl,
-    saved,
-    offlineVerifier,
+    hardwareId: options.hardwareId,
+    toleranceMs,
+    jwksFetches: new Map(),
   };
 
   const keepers = new Set<LeaseKeeper>();
   let closed = false;
   const open = () => {
-    if (closed) throw new LicensingError('CLIENT_CLOSED', 'The licensing client is closed');
+    if (closed)
+      throw new LicensingError('CLIENT_CLOSED', 'The licensing client is closed: create a new one');
+    watchRoots();
     return context;
   };
 
@@ -179,7 +174,10 @@ export function assembleLicensingClient(
     async checkoutProducts(products, callOptions) {
       open();
       if (options.auth.kind !== 'idToken') {
-        throw new LicensingError('INVALID_ARGUMENT', 'checkoutProducts() needs auth.idToken');
+        throw new LicensingError(
+          'INVALID_ARGUMENT',
+          "checkoutProducts() needs auth.idToken: the main service's checkout action takes ID tokens only",
+        );
       }
       return checkoutProducts(context, products, callOptions);
     },

@@ -1,5 +1,5 @@
+import type { LicensingEvents } from '../client-hooks.js';
 import type { LeaseKeeper, LeaseKeeperOptions } from '../lease/lease-keeper.js';
-import type { LicensingEvents } from '../licensing-events.js';
 import type {
   CallOptions,
   CheckoutItem,
@@ -10,7 +10,7 @@ import type {
 
 /** Options of `client.verify`. */
 export interface VerifyOptions extends CallOptions {
-  /** The item the token must grant. Default: the token's only `<item>: true` claim. */
+  /** The item the lease must grant. Default: the token's only `<item>: true` claim. */
   item?: string;
   /** Whose keys to verify with. Default: `'standby'` when `iss` is the standby's URL, else `'main'`. */
   service?: LicensingService;
@@ -26,12 +26,16 @@ export interface ProductCheckout {
 
 /** Per-product answer of the main service's checkout action. */
 export interface ProductCheckoutResult {
+  /** The requested product (answers are matched to requests by position). */
   productName: string;
+  /** True only with a token that verified as a lease for this product. */
   granted: boolean;
-  /** The license token of a granted product, verified. */
+  /** The lease token of a granted product, verified. */
   jwt?: string;
   /** Verified claims of `jwt`. */
   claims?: Record<string, unknown>;
+  /** The granted product's lease (saved in the lease store like a checkout's). */
+  lease?: Lease;
   errorCode?: string;
   errorDescription?: string;
 }
@@ -56,12 +60,19 @@ export interface LicensingClient extends LicensingEvents {
   renew(lease: Lease, options?: CallOptions): Promise<Lease>;
   /** Releases leases (best effort by spec; one request for all of them). */
   release(leases: Lease | readonly Lease[], options?: CallOptions): Promise<void>;
-  /** Re-verifies a stored token (e.g. read from disk) and returns it as a lease. */
+  /**
+   * Re-verifies a token the app kept (e.g. read from disk) and returns it as a lease: a lease
+   * for `options.item` (default: the one item it grants) from the service that signed it, bound
+   * to this device when the client has a `hardwareId`. Rejects with `TOKEN_INVALID` for anything
+   * else (a release answer above all) and `CLOCK_ROLLBACK` when the clock was set back.
+   */
   verify(token: string, options?: VerifyOptions): Promise<Lease>;
   /**
    * The leases kept in the `leaseStore` that are still valid, verified again against the saved
-   * JWK sets and the embedded roots, with no network call: what an app restarted during an outage
-   * uses until it can renew. Rejects with `CLOCK_ROLLBACK` when the clock was set back.
+   * signing keys and the embedded roots, with no network call: what an app restarted during an
+   * outage uses until it can renew. Rejects with `LEASE_STORE_INVALID` (`reason`: `unreadable`,
+   * `malformed`, `edited`, `sealed`) for a store that exists but cannot be trusted, and with
+   * `CLOCK_ROLLBACK` when the clock was set back.
    */
   restore(options?: CallOptions): Promise<RestoreResult>;
   /**

@@ -1,14 +1,15 @@
 import { LicensingError } from '../errors.js';
 import { buildReleaseQuery } from '../internal/authz-wire.js';
 import { isLease } from '../lease/lease.js';
+import { requestAuthz } from '../transport/authz-request.js';
 import type { CallOptions, Lease } from '../types.js';
-import { requestTokens } from './authz-exchange.js';
+import { acceptFreshAnswer, learnServiceTime } from './accept-token.js';
 import type { ClientContext } from './client-context.js';
 
 /**
  * `client.release`: releases leases in one `/authz/.jwt?release&<leaseId>...` request through the
- * failover strategy, and verifies the answer. Release has no semantic effect on the standby
- * (spec), so this is best effort by nature.
+ * failover strategy, and verifies the answer as a signed token of that service (never a lease).
+ * Release has no semantic effect on the standby (spec), so this is best effort by nature.
  */
 export async function release(
   context: ClientContext,
@@ -22,11 +23,16 @@ export async function release(
   }
   const ids = [...new Set(list.map((lease) => lease.leaseId))];
   // The app is done with them whatever the services answer: they leave the store first.
-  await context.saved.forget(ids);
+  await context.state.forget(ids);
   await context.strategy.run(async (service, signal) => {
-    const [token] = (await requestTokens(context, service, buildReleaseQuery(ids), 1, signal)) as [
-      string,
-    ];
-    await context.verifier.verify(token, { service, ...(signal ? { signal } : {}) });
+    const answer = await requestAuthz(
+      context.transport,
+      service,
+      buildReleaseQuery(ids),
+      1,
+      signal,
+    );
+    const verified = await acceptFreshAnswer(context, service, answer.tokens[0]!, answer, signal);
+    learnServiceTime(context, answer, [verified]);
   }, options.signal);
 }

@@ -1,17 +1,20 @@
-import { decodeJwt } from 'jose';
-import { LicensingError, TokenInvalidError } from '../errors.js';
+import { LicensingError } from '../errors.js';
 import { buildRenewQuery } from '../internal/authz-wire.js';
 import { isLease, readDenial, toLease } from '../lease/lease.js';
+import { readLeaseToken } from '../lease/lease-token.js';
+import { requestAuthz } from '../transport/authz-request.js';
 import type { CallOptions, DeniedItem, Lease } from '../types.js';
-import { requestTokens } from './authz-exchange.js';
+import { acceptFreshAnswer, acceptFreshLease, learnServiceTime } from './accept-token.js';
 import { checkoutOn } from './checkout.js';
 import type { ClientContext } from './client-context.js';
 
 /** The error of an item main refused to renew or re-issue. */
 export function deniedError(denial: DeniedItem): LicensingError {
-  return new LicensingError('LICENSE_DENIED', `'${denial.item}' was denied: ${denial.code}`, {
-    cause: denial,
-  });
+  return new LicensingError(
+    'LICENSE_DENIED',
+    `'${denial.item}' was denied: ${denial.code}. The user has no license for it on the main service.`,
+    { cause: denial },
+  );
 }
 
 /**
@@ -27,8 +30,7 @@ export async function renew(
   if (!isLease(lease)) {
     throw new LicensingError('INVALID_ARGUMENT', 'renew() needs a lease returned by checkout()');
   }
-  await context.saved.ready();
-  context.saved.assertClock();
+  await context.state.load();
   const { lease: renewed, reissued } = await context.strategy.run(async (service, signal) => {
     if (service === 'main' && lease.servedBy === 'standby') {
       const fresh = await checkoutOn(context, service, [{ item: lease.item }], signal);
@@ -37,24 +39,24 @@ export async function renew(
       return { lease: granted, reissued: true };
     }
     const query = buildRenewQuery(lease.item, lease.leaseId, context.echoes);
-    const [token] = (await requestTokens(context, service, query, 1, signal)) as [string];
-    if (service === 'main') {
-      let denial: DeniedItem | undefined;
-      try {
-        denial = readDenial(lease.item, decodeJwt(token));
-      } catch (cause) {
-        throw new TokenInvalidError('malformed', `main: the renewed token is not a JWT`, { cause });
-      }
-      if (denial) throw deniedError(denial);
+    const answer = await requestAuthz(context.transport, service, query, 1, signal);
+    const token = readLeaseToken(answer.tokens[0]);
+    const denial: DeniedItem | undefined =
+      service === 'main' ? readDenial(lease.item, token.claims) : undefined;
+    if (denial) {
+      learnServiceTime(context, answer, [
+        await acceptFreshAnswer(context, service, token, answer, signal),
+      ]);
+      throw deniedError(denial);
     }
-    const claims = await context.verifier.verify(token, {
-      service,
-      item: lease.item,
-      ...(signal ? { signal } : {}),
-    });
-    return { lease: toLease(lease.item, token, claims, service), reissued: false };
+    const claims = await acceptFreshLease(context, service, token, lease.item, answer, signal);
+    learnServiceTime(context, answer, [claims]);
+    return {
+      lease: toLease(lease.item, token.token, claims, service, context.clock.offsetMs),
+      reissued: false,
+    };
   }, options.signal);
-  await context.saved.remember([renewed], [lease.leaseId]);
+  await context.state.remember([renewed], [lease.leaseId]);
   context.events.emit('leaseRenewed', { previous: lease, lease: renewed, reissued });
   return renewed;
 }

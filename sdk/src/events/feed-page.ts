@@ -1,5 +1,5 @@
 import { LicensingError } from '../errors.js';
-import { classifyOutcome } from '../transport/classify-outcome.js';
+import { classifyOutcome, type ExpectedBody } from '../transport/classify-outcome.js';
 import type { HttpSend } from '../transport/http-attempt.js';
 import type { FeedEvent } from './event-kinds.js';
 import type { ResolvedFeed } from './feed-selector.js';
@@ -52,6 +52,13 @@ export type FeedFetchResult =
   | { ok: true; page: RawFeedPage }
   | { ok: false; error: LicensingError; transient: boolean; retryAfterMs: number | undefined };
 
+/** A feed body (any other 2xx body is an outage of the event service, transient). */
+const EXPECT_FEED: ExpectedBody = {
+  kind: 'json',
+  what: 'a feed',
+  read: (json) => readFeedBody(json),
+};
+
 /**
  * GETs one page of a feed. Never retries and never throws for service failures (the caller owns
  * retries); only the caller's abort rejects, with the signal's reason.
@@ -91,29 +98,11 @@ export async function fetchFeedPage(
   });
   const verdict = classifyOutcome(outcome, {
     service: 'events',
-    expect: 'json',
+    expect: EXPECT_FEED,
     now: context.now(),
     timeoutMs,
   });
-  if (verdict.ok && outcome.kind === 'response' && outcome.status === 200) {
-    try {
-      return { ok: true, page: readFeedBody(verdict.json) };
-    } catch (cause) {
-      const error = new LicensingError(
-        'SERVICE_UNAVAILABLE',
-        `The event service sent a feed the SDK cannot read (${url})`,
-        { cause },
-      );
-      return { ok: false, error, transient: true, retryAfterMs: undefined };
-    }
-  }
-  if (verdict.ok) {
-    const error = new LicensingError(
-      'SERVICE_UNAVAILABLE',
-      `The event service answered HTTP ${outcome.kind === 'response' ? outcome.status : '?'} instead of 200 with a feed (${url})`,
-    );
-    return { ok: false, error, transient: true, retryAfterMs: undefined };
-  }
+  if (verdict.ok) return { ok: true, page: verdict.value as RawFeedPage };
   return {
     ok: false,
     error: verdict.error,

@@ -1,5 +1,5 @@
 import { LicensingError } from '../errors.js';
-import { classifyOutcome } from '../transport/classify-outcome.js';
+import { classifyOutcome, EXPECT_NONE } from '../transport/classify-outcome.js';
 import type { HttpSend } from '../transport/http-attempt.js';
 import { loadSigning } from './load-signing.js';
 import {
@@ -124,7 +124,7 @@ export async function postEventBatch(
   if (outcome.kind === 'response' && outcome.status === 201) return;
   const verdict = classifyOutcome(outcome, {
     service: 'events',
-    expect: 'none',
+    expect: EXPECT_NONE,
     now: context.now(),
     timeoutMs: context.timeoutMs,
   });

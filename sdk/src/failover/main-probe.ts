@@ -1,3 +1,4 @@
+import { EXPECT_JSON } from '../transport/classify-outcome.js';
 import { FailedAttempt } from '../transport/failed-attempt.js';
 import type { LicensingTransport } from '../transport/licensing-transport.js';
 
@@ -13,7 +14,7 @@ export async function isMainReachable(
   try {
     await transport.request(
       'main',
-      { path: '/.well-known/jwks.json', expect: 'json', authorize: false },
+      { path: '/.well-known/jwks.json', expect: EXPECT_JSON, authorize: false },
       signal,
     );
     return true;

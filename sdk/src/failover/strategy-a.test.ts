@@ -1,3 +1,4 @@
+import { fakeServices, signAs } from '@test/helpers/fake-licensing.js';
 import {
   authzHandler,
   fakeIdTokens,
@@ -32,7 +33,7 @@ describe('checkout on a healthy main service', () => {
   it('sends the wire format and returns verified leases in request order', async () => {
     const main = authzHandler('main', ['ok']);
     server.use(main.handler);
-    const { client, verifier } = makeClient();
+    const { client } = makeClient();
     const { leases, denied } = await client.checkout(['ItemA', { item: 'ItemB', licenseId: 'L9' }]);
     expect(denied).toEqual([]);
     expect(leases.map((l) => [l.item, l.servedBy])).toEqual([
@@ -46,9 +47,10 @@ describe('checkout on a healthy main service', () => {
     expect(new URL(request.url).search).toBe('?ItemA&ItemB=;licenseId=L9&hw=H1&version=1.0');
     expect(request.headers.get('authorization')).toBe(`ServiceKeyHash ${HASH}`);
     expect(request.headers.get('service-signingkeyid')).toBeNull();
-    expect(verifier.calls).toEqual([
-      { service: 'main', item: 'ItemA' },
-      { service: 'main', item: 'ItemB' },
+    // Each token verified as a lease of its item, bound to this device.
+    expect(leases.map((l) => [l.claims.ItemA ?? l.claims.ItemB, l.claims.hw])).toEqual([
+      [true, 'H1'],
+      [true, 'H1'],
     ]);
     expect(client.activeService).toBe('main');
   });
@@ -248,15 +250,37 @@ describe('Strategy A', () => {
     ]);
   });
 
-  it('fails over when no fresh ID token can be had for main, and reports ID_TOKEN_EXPIRED past grace', async () => {
+  it("ends the call with the credentials' own error when no ID token can be had, failing over to nothing", async () => {
     const main = authzHandler('main', ['ok']);
-    server.use(main.handler, authzHandler('standby', ['ok']).handler);
+    const standby = authzHandler('standby', ['ok']);
+    server.use(main.handler, standby.handler);
     const expired = new LicensingError('ID_TOKEN_EXPIRED', 'past grace');
     const idTokens = fakeIdTokens({ fail: expired });
     const { client } = makeClient({}, { idTokens });
     const error = await rejection(client.checkout(['A']));
     expect(error.code).toBe('ID_TOKEN_EXPIRED');
-    expect(main.hits.count).toBe(0);
+    expect([main.hits.count, standby.hits.count]).toEqual([0, 0]);
+  });
+
+  it('keeps a main 401 a refusal when the refresh after it fails, never asking the standby', async () => {
+    const main = authzHandler('main', [401]);
+    const standby = authzHandler('standby', ['ok']);
+    server.use(main.handler, standby.handler);
+    const refused = new LicensingError('UNAUTHORIZED', 'provider refused', {
+      reason: 'id-token-provider-failed',
+    });
+    let calls = 0;
+    const idTokens = fakeIdTokens();
+    const get = idTokens.get.bind(idTokens);
+    idTokens.get = async (service, options) => {
+      calls += 1;
+      if (options?.forceRefresh) throw refused;
+      return get(service, options);
+    };
+    const { client } = makeClient({}, { idTokens });
+    const error = await rejection(client.checkout(['A']));
+    expect(error).toMatchObject({ code: 'UNAUTHORIZED', status: 401, cause: refused });
+    expect([main.hits.count, standby.hits.count, calls]).toEqual([1, 0, 2]);
   });
 
   it('honours Retry-After (capped) between main attempts', async () => {
@@ -453,8 +477,17 @@ describe('checkoutProducts', () => {
       http.post(`${MAIN}/licensing/actions/checkout`, async ({ request }) => {
         body = await request.json();
         authorization = request.headers.get('authorization');
+        const iat = Math.floor(NOW / 1000);
+        const jwt = signAs('main', {
+          Pro: true,
+          jti: 'J-pro',
+          lic: 'L-pro',
+          hw: 'H1',
+          iat,
+          exp: iat + 28_800,
+        });
         return HttpResponse.json([
-          { productName: 'Pro', granted: true, jwt: 'eyJhbGciOiJSUzI1NiJ9.eyJQcm8iOnRydWV9.c2ln' },
+          { productName: 'Pro', granted: true, jwt },
           { productName: 'Max', granted: false, errorCode: 'noLicenseFound' },
         ]);
       }),
@@ -467,7 +500,12 @@ describe('checkoutProducts', () => {
     const result = await client.checkoutProducts(products);
     expect(body).toEqual(products);
     expect(authorization).toBe('IdToken idtoken-1');
-    expect(result[0]).toMatchObject({ productName: 'Pro', granted: true, claims: { Pro: true } });
+    expect(result[0]).toMatchObject({
+      productName: 'Pro',
+      granted: true,
+      claims: { Pro: true },
+      lease: { item: 'Pro', leaseId: 'J-pro', licenseId: 'L-pro', servedBy: 'main' },
+    });
     expect(result[1]).toEqual({ productName: 'Max', granted: false, errorCode: 'noLicenseFound' });
   });
 
@@ -488,13 +526,18 @@ describe('checkoutProducts', () => {
 describe('verify and close', () => {
   it('re-verifies a stored token against the service named by iss', async () => {
     server.use(authzHandler('main', [503]).handler, authzHandler('standby', ['ok']).handler);
-    const { client, verifier } = makeClient();
+    server.use(
+      http.get(`${MAIN}/.well-known/jwks.json`, () => HttpResponse.json(fakeServices.jwks.main)),
+    );
+    const { client } = makeClient();
     const [lease] = (await client.checkout(['ItemA'])).leases;
-    verifier.calls.length = 0;
     // fake tokens carry iss 'standby'; pass the service explicitly.
     const again = await client.verify(lease!.token, { service: 'standby' });
     expect(again).toMatchObject({ item: 'ItemA', leaseId: lease!.leaseId, servedBy: 'standby' });
-    expect(verifier.calls).toEqual([{ service: 'standby', item: 'ItemA' }]);
+    // Main's keys do not verify it: a lease verifies only against its own service's keys.
+    expect((await rejection(client.verify(lease!.token, { service: 'main' }))).code).toBe(
+      'TOKEN_INVALID',
+    );
   });
 
   it('refuses calls after close()', async () => {

@@ -1,6 +1,6 @@
+import type { FailbackReason } from '../client-hooks.js';
 import { LicensingError } from '../errors.js';
 import { abortable } from '../internal/abortable.js';
-import type { FailbackReason } from '../licensing-events.js';
 import { FailedAttempt } from '../transport/failed-attempt.js';
 import type { LicensingService } from '../types.js';
 import { combineFailures } from './combine-failures.js';

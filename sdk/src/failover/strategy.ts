@@ -1,4 +1,4 @@
-import type { LicensingEventHub } from '../licensing-events.js';
+import type { LicensingEventHub } from '../client-hooks.js';
 import type { ResolvedFailoverOptions } from '../options.js';
 import type { LicensingTransport } from '../transport/licensing-transport.js';
 import type { LicensingService } from '../types.js';

@@ -29,6 +29,11 @@ function echoParams(echoes: AuthzEchoes): string[] {
   return params;
 }
 
+/** Query of the echoes alone (`hw=H&version=V`), e.g. for the main service's checkout action. */
+export function buildEchoQuery(echoes: AuthzEchoes): string {
+  return echoParams(echoes).join('&');
+}
+
 /** Query of a new checkout: `ItemA&ItemB=;licenseId=L1&hw=H&version=V`. */
 export function buildCheckoutQuery(items: readonly AuthzItem[], echoes: AuthzEchoes): string {
   const params = items.map(({ item, licenseId }) =>

@@ -1,7 +1,7 @@
+import type { LicensingEventHub } from '../client-hooks.js';
 import { isLicensingError, LicensingError } from '../errors.js';
 import { computeBackoffDelay } from '../internal/backoff.js';
 import { option } from '../internal/validate-option.js';
-import type { LicensingEventHub } from '../licensing-events.js';
 import { DEFAULTS } from '../options.js';
 import type { CallOptions, CheckoutItem, CheckoutResult, Lease } from '../types.js';
 
@@ -18,6 +18,11 @@ export interface LeaseKeeperOptions {
   retryMaxMs?: number;
   /** Release the kept leases on `close()`. Default true. */
   releaseOnClose?: boolean;
+  /**
+   * Renew at the latest this long after the last renewal, in ms, even before `refreshAt` (to see a
+   * revocation or a failover sooner, or to make renewals visible in a demo). Default: none.
+   */
+  maxRefreshIntervalMs?: number;
 }
 
 /** Keeps leases alive: renews each at its `refreshAt`, retries with backoff, never throws. */
@@ -69,15 +74,20 @@ export function createLeaseKeeper(
   options: LeaseKeeperOptions = {},
 ): LeaseKeeper {
   const d = DEFAULTS.keeper;
-  option.knownKeys(
-    'keepAlive options',
-    option.object('keepAlive options', options),
-    Object.keys(d),
-  );
+  option.knownKeys('keepAlive options', option.object('keepAlive options', options), [
+    ...Object.keys(d),
+    'maxRefreshIntervalMs',
+  ]);
   const jitterRatio = option.number('jitterRatio', options.jitterRatio, d.jitterRatio, { max: 1 });
   const retryBaseMs = option.number('retryBaseMs', options.retryBaseMs, d.retryBaseMs);
   const retryMaxMs = option.number('retryMaxMs', options.retryMaxMs, d.retryMaxMs);
   const releaseOnClose = option.boolean('releaseOnClose', options.releaseOnClose, d.releaseOnClose);
+  const maxIntervalMs = option.number(
+    'maxRefreshIntervalMs',
+    options.maxRefreshIntervalMs,
+    Number.POSITIVE_INFINITY,
+    { min: 1 },
+  );
   const entries = new Map<string, Entry>();
   let closed = false;
 
@@ -88,7 +98,7 @@ export function createLeaseKeeper(
   };
 
   const scheduleRefresh = (entry: Entry) => {
-    const wait = Math.max(0, entry.lease.refreshAt - host.now());
+    const wait = Math.min(maxIntervalMs, Math.max(0, entry.lease.refreshAt - host.now()));
     arm(entry, wait - host.random() * jitterRatio * wait);
   };
 

@@ -1,26 +1,21 @@
-import { TokenInvalidError } from '../errors.js';
+import type { RootExpiringInfo } from '../client-hooks.js';
+import { abortable } from '../internal/abortable.js';
 import { option } from '../internal/validate-option.js';
-import type { RootExpiringInfo } from '../licensing-events.js';
 import { DEFAULTS } from '../options.js';
 import type { JwksLoader, LeaseClaims, LicensingService, TrustedRoot } from '../types.js';
-import { assertPathValidAt, ChainError } from './certificate-chain.js';
-import { createJwksCache } from './jwks-cache.js';
-import {
-  checkLeaseItem,
-  checkLeaseTimes,
-  readLeaseHeader,
-  verifyLeaseSignature,
-} from './lease-token-check.js';
+import { readLeaseToken } from './lease-token.js';
+import { createServiceKeys, type ServiceKeys } from './service-keys.js';
 import { parseTrustedRoots, watchRootExpiry } from './trusted-roots.js';
+import { checkLeaseClaims, soleGrantedItem, verifySignedToken } from './verify-lease.js';
 
-export type { RootExpiringInfo } from '../licensing-events.js';
+export type { RootExpiringInfo } from '../client-hooks.js';
 export type { JwkSet, JwksLoader, LeaseClaims, TrustedRoot } from '../types.js';
 
 /** Options of {@link LeaseVerifier.verify}. */
 export interface VerifyLeaseOptions {
   /** Whose keys the token must be signed with. */
   service: LicensingService;
-  /** The item the token must grant (`<item>: true`). Default: not checked. */
+  /** The item the lease must grant (`<item>: true`). Default: the one item the token grants. */
   item?: string;
   signal?: AbortSignal;
 }
@@ -50,25 +45,24 @@ export interface LeaseVerifierOptions {
    * hammer the service, while a corrected JWKS is picked up after it). Default: 30 000.
    */
   unknownKidCooldownMs?: number;
+  /** When set, every lease must carry this `hw` (bound to this device). Default: not checked. */
+  hardwareId?: string;
   /** Called once per root that is within 90 days of its expiry (or past it). Default: none. */
   onRootExpiring?: (info: RootExpiringInfo) => void;
 }
 
 /**
- * Creates the {@link LeaseVerifier} every lease token from either service goes through, the
- * spec's "Verifying license tokens" in order:
- * 1. the header says `alg: RS256` and carries a `kid` (checked before any key is touched);
- * 2. the JWK of that `kid` comes from `loadJwks(service)` and is trusted only once its `x5c`
- *    chain leads to one of `roots` (signatures, CA flags, keyCertSign) and `x5c[0]` carries the
- *    JWK's `n` and `e` (`lease/jwks-cache.ts`, `lease/signing-key-check.ts`);
- * 3. every certificate of that chain is valid now (± `clockToleranceMs`);
- * 4. the RS256 signature, `exp`/`nbf`/`iat` (± `clockToleranceMs`) and, when `item` is given,
- *    the `<item>: true` claim (`lease/lease-token-check.ts`).
- * Steady state costs one RSA verify: keys and chain results are cached per (service, kid, JWK).
+ * Creates a standalone {@link LeaseVerifier} (the licensing client has one built in): the same
+ * decision as every checkout (`lease/verify-lease.ts`), with the JWK sets from `loadJwks`:
+ * 1. the token's form: three strict base64url segments, `alg: RS256`, a `kid`;
+ * 2. the JWK of that `kid`, trusted only once its `x5c` chain leads to one of `roots` and
+ *    `x5c[0]` carries the JWK's `n` and `e` (a set is fetched again for a `kid` it lacks, at
+ *    most once per `unknownKidCooldownMs`; keys it no longer lists stay trusted);
+ * 3. every certificate of that chain valid now (± `clockToleranceMs`), the RS256 signature;
+ * 4. the claims of a lease: `<item>: true`, a `jti` and a `lic`, numeric `iat` and `exp`, the
+ *    times (± `clockToleranceMs`) and, with `hardwareId`, the `hw` claim.
+ * Steady state costs one RSA verify: keys are checked once per JWK.
  *
- * @param options `roots` (required), `loadJwks` (required), `now` (default `Date.now`),
- *   `clockToleranceMs` (default 60 000), `unknownKidCooldownMs` (default 30 000),
- *   `onRootExpiring` (called once per root within 90 days of expiry).
  * @throws LicensingError `INVALID_ARGUMENT` when a root is not a PEM certificate or none is
  *   given; InvalidOptionError for another bad option.
  * @example
@@ -96,30 +90,46 @@ export function createLeaseVerifier(options: LeaseVerifierOptions): LeaseVerifie
     options.unknownKidCooldownMs,
     DEFAULTS.trust.unknownKidCooldownMs,
   );
-  const roots = parseTrustedRoots(options.roots);
-  const checkRootExpiry = watchRootExpiry(roots, now, onRootExpiring);
+  const hardwareId = option.string('hardwareId', options.hardwareId);
+  const anchors = parseTrustedRoots(options.roots);
+  const checkRootExpiry = watchRootExpiry(anchors, now, onRootExpiring);
   checkRootExpiry();
-  const keys = createJwksCache({ loadJwks: options.loadJwks, anchors: roots, now, cooldownMs });
+  const keys = new Map<LicensingService, ServiceKeys>();
+  const fetches = new Map<LicensingService, Promise<void>>();
+
+  const keysOf = (service: LicensingService): ServiceKeys => {
+    let source = keys.get(service);
+    if (!source) {
+      source = createServiceKeys({ service, anchors, cooldownMs });
+      keys.set(service, source);
+    }
+    return source;
+  };
+
+  /** Fetches `service`'s set for `kid` unless it is trusted or was missed within the cooldown. */
+  const fetchFor = async (service: LicensingService, kid: string, signal?: AbortSignal) => {
+    const source = keysOf(service);
+    if (source.find(kid) || !source.mayFetch(kid, now())) return;
+    let fetch = fetches.get(service);
+    if (!fetch) {
+      fetch = (async () => {
+        const jwks = await options.loadJwks(service);
+        await source.merge(jwks, now());
+      })().finally(() => fetches.delete(service));
+      fetches.set(service, fetch);
+    }
+    await abortable(fetch, signal);
+    source.fetchedFor(kid, now());
+  };
 
   return {
     async verify(token, { service, item, signal }) {
       signal?.throwIfAborted();
       checkRootExpiry();
-      const { kid } = readLeaseHeader(token);
-      const key = await keys.key(service, kid, signal);
-      try {
-        assertPathValidAt(key.validity, now(), toleranceMs);
-      } catch (cause) {
-        const reason = cause instanceof ChainError ? cause.failure : 'chain';
-        const detail = cause instanceof Error ? cause.message : String(cause);
-        throw new TokenInvalidError(reason, `the certificate chain of kid ${kid}: ${detail}`, {
-          cause,
-        });
-      }
-      const claims = await verifyLeaseSignature(token, key.verify);
-      checkLeaseTimes(claims, now(), toleranceMs);
-      if (item !== undefined) checkLeaseItem(claims, item);
-      return claims;
+      const parsed = readLeaseToken(token);
+      await fetchFor(service, parsed.kid, signal);
+      const claims = await verifySignedToken(parsed, keysOf(service), { at: now(), toleranceMs });
+      return checkLeaseClaims(claims, { item: item ?? soleGrantedItem(claims), hardwareId });
     },
   };
 }

@@ -4,27 +4,32 @@ import type { DeniedItem, Lease, LeaseClaims, LicensingService } from '../types.
 /** Share of the lease after which a lease without `rfr` is renewed. */
 const REFRESH_SHARE = 0.75;
 
-/** Builds a {@link Lease} from a verified token's claims. */
+/**
+ * Builds a {@link Lease} from the claims `verifyLease` accepted. `expiresAt` and `refreshAt` are
+ * on the local clock: the services' times minus `offsetMs` (services − local), so a keeper
+ * renews on time on a clock that is off.
+ */
 export function toLease(
   item: string,
   token: string,
   claims: LeaseClaims,
   servedBy: LicensingService,
+  offsetMs: number,
 ): Lease {
   const issuedAt = claims.iat * 1000;
   const expiresAt = claims.exp * 1000;
   const refreshAt =
-    typeof claims.rfr === 'number'
+    typeof claims.rfr === 'number' && Number.isFinite(claims.rfr)
       ? claims.rfr * 1000
       : issuedAt + Math.round((expiresAt - issuedAt) * REFRESH_SHARE);
   return {
     item,
-    leaseId: typeof claims.jti === 'string' ? claims.jti : '',
-    licenseId: typeof claims.lic === 'string' ? claims.lic : '',
+    leaseId: claims.jti as string,
+    licenseId: claims.lic as string,
     token,
     claims,
-    expiresAt,
-    refreshAt,
+    expiresAt: expiresAt - offsetMs,
+    refreshAt: refreshAt - offsetMs,
     servedBy,
   };
 }

@@ -1,4 +1,4 @@
-import type { LeaseStore, SavedLicensingState } from '../types.js';
+import type { LeaseStore } from '../types.js';
 
 /**
  * A {@link LeaseStore} in memory: the default. `restore()` then finds the leases of this process
@@ -11,12 +11,11 @@ import type { LeaseStore, SavedLicensingState } from '../types.js';
 export function createMemoryLeaseStore(): LeaseStore {
   let saved: string | undefined;
   return {
-    // Kept as JSON text so the client never shares objects with what it saved.
     async load() {
-      return saved === undefined ? undefined : (JSON.parse(saved) as SavedLicensingState);
+      return saved;
     },
-    async save(state) {
-      saved = JSON.stringify(state);
+    async save(text) {
+      saved = text;
     },
     async clear() {
       saved = undefined;

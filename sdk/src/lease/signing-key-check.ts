@@ -1,6 +1,7 @@
 import { base64url } from 'jose';
 import { TokenInvalidError } from '../errors.js';
 import { createRs256Verifier, type Rs256Verify } from '../internal/platform/rs256-verifier.js';
+import type { LicensingService } from '../types.js';
 import {
   ChainError,
   type PathValidity,
@@ -55,11 +56,28 @@ export function jwkFingerprint(jwk: Record<string, unknown>): string {
   return JSON.stringify([jwk.kty, jwk.n, jwk.e, jwk.x5c]);
 }
 
+/** Where a key comes from, for messages that say what to do. */
+export interface SigningKeyContext {
+  service?: LicensingService;
+  /** How to embed the service's current root (a command), appended to a chain refusal. */
+  embedHint?: string;
+}
+
+/** Names the embedded roots and what to do, for a chain that reaches none of them. */
+function chainAdvice(anchors: readonly TrustAnchor[], context: SigningKeyContext): string {
+  const subjects = anchors.map((anchor) => anchor.cert.subject).join('; ');
+  const fix =
+    context.embedHint ??
+    "Embed the root certificate of the service's current signing key (npx standby-licensing embed-root --help).";
+  return ` The app embeds ${anchors.length} root(s): ${subjects}. ${fix}`;
+}
+
 /**
  * The spec's authenticity check of a signing key: the JWK is an RSA signing key, its `x5c` chain
  * leads to one of `anchors` (see `verifyCertificateChain`), and `x5c[0]`'s modulus and exponent
  * equal the JWK's `n` and `e` (compared as integers). Certificate dates are returned, not
- * checked, so the result can be cached and the dates re-checked at each use.
+ * checked, so the result can be cached and the dates re-checked at each use. A chain refusal
+ * names the service, the embedded roots' subjects and how to embed the right one.
  *
  * @throws TokenInvalidError with reason `key`, `chain` or `modulus`.
  */
@@ -67,6 +85,7 @@ export async function verifySigningKey(
   jwk: Record<string, unknown>,
   kid: string,
   anchors: readonly TrustAnchor[],
+  context: SigningKeyContext = {},
 ): Promise<VerifiedKey> {
   const { n, e } = readRsaJwk(jwk, kid);
   let path: Awaited<ReturnType<typeof verifyCertificateChain>>;
@@ -74,12 +93,11 @@ export async function verifySigningKey(
     path = await verifyCertificateChain(jwk.x5c, anchors);
   } catch (cause) {
     const reason = cause instanceof ChainError ? cause.failure : 'chain';
+    const owner = context.service === undefined ? '' : `the ${context.service} service's `;
     throw new TokenInvalidError(
       reason,
-      `the certificate chain of kid ${kid}: ${messageOf(cause)}`,
-      {
-        cause,
-      },
+      `${owner}signing key ${kid} cannot be trusted: ${messageOf(cause)}.${chainAdvice(anchors, context)}`,
+      { cause },
     );
   }
   let verify: Rs256Verify;

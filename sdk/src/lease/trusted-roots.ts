@@ -1,7 +1,7 @@
+import type { RootExpiringInfo } from '../client-hooks.js';
 import { LicensingError } from '../errors.js';
 import { parseCertificate } from '../internal/certificate.js';
 import { parsePemBlocks } from '../internal/pem.js';
-import type { RootExpiringInfo } from '../licensing-events.js';
 import type { TrustedRoot } from '../types.js';
 import type { TrustAnchor } from './certificate-chain.js';
 

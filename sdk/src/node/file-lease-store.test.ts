@@ -1,17 +1,12 @@
 import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { hmacSealing } from '@test/helpers/sealing.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SavedLicensingState } from '../types.js';
 import { createFileLeaseStore } from './file-lease-store.js';
 
 const posix = process.platform !== 'win32';
-const state: SavedLicensingState = {
-  version: 1,
-  leases: [{ item: 'A', token: 'a.b.c', servedBy: 'standby' }],
-  jwks: { standby: { keys: [] } },
-  trustedTime: 1,
-};
+const TEXT = '{"version":2,"leases":[],"keys":{"main":[],"standby":[]},"timeMark":1,"offsetMs":0}';
 
 let folder: string;
 beforeAll(async () => {
@@ -20,13 +15,13 @@ beforeAll(async () => {
 afterAll(() => rm(folder, { recursive: true, force: true }));
 
 describe('createFileLeaseStore', () => {
-  it('round-trips the state in an owner-only file, leaving no temporary file', async () => {
+  it('round-trips the text in an owner-only file, leaving no temporary file', async () => {
     const path = join(folder, 'app', 'licensing.json');
     const store = createFileLeaseStore(path);
     expect(await store.load()).toBeUndefined();
-    await store.save(state);
-    expect(await createFileLeaseStore(path).load()).toEqual(state);
-    expect(JSON.parse(await readFile(path, 'utf8'))).toEqual(state);
+    await store.save(TEXT);
+    expect(await createFileLeaseStore(path).load()).toBe(TEXT);
+    expect(await readFile(path, 'utf8')).toBe(`${TEXT}\n`);
     if (posix) {
       expect((await stat(path)).mode & 0o777).toBe(0o600);
       expect((await stat(join(folder, 'app'))).mode & 0o777).toBe(0o700);
@@ -36,12 +31,32 @@ describe('createFileLeaseStore', () => {
     expect(await store.load()).toBeUndefined();
   });
 
-  it('loads an empty file as nothing and rejects a corrupt one (the client then starts empty)', async () => {
+  it('loads an empty file as nothing and hands any other text to the client to judge', async () => {
     const path = join(folder, 'odd.json');
     await writeFile(path, '');
     expect(await createFileLeaseStore(path).load()).toBeUndefined();
     await writeFile(path, '{ torn');
-    await expect(createFileLeaseStore(path).load()).rejects.toThrow(SyntaxError);
+    expect(await createFileLeaseStore(path).load()).toBe('{ torn');
+  });
+
+  it('lets an I/O error through, so the client never overwrites what it could not read', async () => {
+    const path = join(folder, 'a-directory');
+    await rm(path, { recursive: true, force: true });
+    await (await import('node:fs/promises')).mkdir(path);
+    await expect(createFileLeaseStore(path).load()).rejects.toMatchObject({ code: 'EISDIR' });
+  });
+
+  it('seals the file and refuses an edit of it with LEASE_STORE_INVALID sealed', async () => {
+    const path = join(folder, 'sealed.json');
+    const store = createFileLeaseStore(path, hmacSealing('keychain-secret'));
+    await store.save(TEXT);
+    expect(await store.load()).toBe(TEXT);
+    const onDisk = await readFile(path, 'utf8');
+    await writeFile(path, onDisk.replace('"timeMark":1', '"timeMark":0'));
+    await expect(store.load()).rejects.toMatchObject({
+      code: 'LEASE_STORE_INVALID',
+      reason: 'sealed',
+    });
   });
 
   it('refuses an empty path', () => {

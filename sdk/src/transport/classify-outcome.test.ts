@@ -2,7 +2,16 @@ import { fakeToken } from '@test/helpers/fake-licensing.js';
 import { TimeoutError } from 'ky';
 import { describe, expect, it } from 'vitest';
 import type { FailureReason } from '../types.js';
-import { classifyOutcome } from './classify-outcome.js';
+import {
+  classifyOutcome,
+  EXPECT_ARRAY,
+  EXPECT_BOOLEAN,
+  EXPECT_JSON,
+  EXPECT_JWKS,
+  EXPECT_NONE,
+  type ExpectedBody,
+  expectTokens,
+} from './classify-outcome.js';
 import type { HttpOutcome } from './http-attempt.js';
 
 const URL_ = 'http://main.test/authz/.jwt';
@@ -90,7 +99,11 @@ describe('classifyOutcome', () => {
   ];
 
   it.each(cases)('main %s → outage %s', (_name, outcome, outage, reason, code) => {
-    const verdict = classifyOutcome(outcome, { service: 'main', expect: 'jwt', now: NOW });
+    const verdict = classifyOutcome(outcome, {
+      service: 'main',
+      expect: expectTokens(1),
+      now: NOW,
+    });
     expect(verdict.ok).toBe(false);
     if (verdict.ok) return;
     expect(verdict).toMatchObject({ outage, reason });
@@ -100,25 +113,55 @@ describe('classifyOutcome', () => {
   it('accepts a 200 with JWTs joined by &', () => {
     const verdict = classifyOutcome(response(200, `${JWT}&${JWT}`), {
       service: 'main',
-      expect: 'jwt',
+      expect: expectTokens(2),
       now: NOW,
     });
-    expect(verdict.ok).toBe(true);
+    expect(verdict).toEqual({ ok: true, value: [JWT, JWT] });
+  });
+
+  it.each([
+    ['one token where two were asked for', JWT, expectTokens(2)],
+    ['three tokens where two were asked for', `${JWT}&${JWT}&${JWT}`, expectTokens(2)],
+    ['a JSON object where a boolean was expected', '{"enabled":true}', EXPECT_BOOLEAN],
+    ['an HTML page where a boolean was expected', HTML, EXPECT_BOOLEAN],
+    ['an object where an array was expected', '{"a":1}', EXPECT_ARRAY],
+    ['JSON without keys where a JWK set was expected', '{"key":[]}', EXPECT_JWKS],
+    ['null where a JWK set was expected', 'null', EXPECT_JWKS],
+  ])('treats a 200 with %s as an outage that says what was expected', (_name, body, expect_) => {
+    const verdict = classifyOutcome(response(200, body), {
+      service: 'standby',
+      expect: expect_,
+      now: NOW,
+    });
+    expect(verdict).toMatchObject({ ok: false, outage: true, reason: 'malformed-body' });
+    if (verdict.ok) return;
+    expect(verdict.error.code).toBe('SERVICE_UNAVAILABLE');
+    const what = expect_.kind === 'json' ? expect_.what : expect_.kind === 'tokens' ? '2 JWTs' : '';
+    expect(verdict.error.message).toContain(what);
+  });
+
+  it('reads what each expectation serves from a good 200', () => {
+    const read = (body: string, expect_: ExpectedBody) =>
+      classifyOutcome(response(200, body), { service: 'main', expect: expect_, now: NOW });
+    expect(read('false', EXPECT_BOOLEAN)).toEqual({ ok: true, value: false });
+    expect(read('[1]', EXPECT_ARRAY)).toEqual({ ok: true, value: [1] });
+    expect(read('{"keys":[]}', EXPECT_JWKS)).toEqual({ ok: true, value: { keys: [] } });
+    expect(read(HTML, EXPECT_NONE)).toEqual({ ok: true });
   });
 
   it('hands back the parsed body of a 200 when JSON is expected, so it is parsed once', () => {
     const verdict = classifyOutcome(response(200, '{"objects":[{"n":1}]}'), {
       service: 'events',
-      expect: 'json',
+      expect: EXPECT_JSON,
       now: NOW,
     });
-    expect(verdict).toEqual({ ok: true, json: { objects: [{ n: 1 }] } });
+    expect(verdict).toEqual({ ok: true, value: { objects: [{ n: 1 }] } });
   });
 
   it('treats a 200 that is not JSON as an outage when JSON is expected', () => {
     const verdict = classifyOutcome(response(200, HTML), {
       service: 'main',
-      expect: 'json',
+      expect: EXPECT_JSON,
       now: NOW,
     });
     expect(verdict).toMatchObject({ ok: false, outage: true, reason: 'malformed-body' });
@@ -127,7 +170,7 @@ describe('classifyOutcome', () => {
   it('maps any standby 403 to STANDBY_DORMANT without outage', () => {
     const verdict = classifyOutcome(response(403, '{"error":"standby_dormant"}'), {
       service: 'standby',
-      expect: 'jwt',
+      expect: expectTokens(1),
       now: NOW,
     });
     expect(verdict).toMatchObject({ ok: false, outage: false, reason: 'standby-dormant' });
@@ -139,7 +182,7 @@ describe('classifyOutcome', () => {
       response(401, '{"error":"invalid_token","error_description":"expired"}'),
       {
         service: 'main',
-        expect: 'jwt',
+        expect: expectTokens(1),
         now: NOW,
       },
     );
@@ -155,13 +198,13 @@ describe('classifyOutcome', () => {
   it('reads Retry-After in seconds and as an HTTP date', () => {
     const seconds = classifyOutcome(response(429, '', { 'retry-after': '7' }), {
       service: 'main',
-      expect: 'jwt',
+      expect: expectTokens(1),
       now: NOW,
     });
     expect(seconds).toMatchObject({ retryAfterMs: 7000 });
     const date = classifyOutcome(
       response(503, '', { 'retry-after': new Date(NOW + 12_000).toUTCString() }),
-      { service: 'main', expect: 'jwt', now: NOW },
+      { service: 'main', expect: expectTokens(1), now: NOW },
     );
     expect(date).toMatchObject({ retryAfterMs: 12_000 });
   });

@@ -1,5 +1,5 @@
 import { ApiResponseError, LicensingError, type LicensingErrorCode } from '../errors.js';
-import { isCompactJwt } from '../internal/authz-wire.js';
+import { splitTokens } from '../internal/authz-wire.js';
 import type { FailureReason, ServiceName } from '../types.js';
 import { parseApiErrorBody } from './api-error-body.js';
 import type { HttpOutcome } from './http-attempt.js';
@@ -9,8 +9,11 @@ import { parseRetryAfter } from './retry-after.js';
 export type Verdict =
   | {
       ok: true;
-      /** The parsed body when `json` was expected, so the caller need not parse it again. */
-      json?: unknown;
+      /**
+       * The body as the caller expected it, read once here: the tokens of a `tokens` answer, the
+       * value `read` returned for a `json` one.
+       */
+      value?: unknown;
     }
   | {
       ok: false;
@@ -26,8 +29,56 @@ export type Verdict =
 /** A failed {@link Verdict}. */
 export type FailureVerdict = Exclude<Verdict, { ok: true }>;
 
-/** What a successful body must look like. */
-export type ExpectedBody = 'jwt' | 'json' | 'none';
+/**
+ * What a successful body must be. Anything else in a 2xx answer (a proxy's page, a broken
+ * deployment) is an outage of the service, built here for every caller:
+ * - `none`: any body;
+ * - `tokens`: exactly `count` compact JWS joined by `&` (`application/jwt`);
+ * - `json`: JSON that `read` accepts (it throws otherwise; its return value is the verdict's
+ *   `value`), `what` naming it in the message.
+ */
+export type ExpectedBody =
+  | { kind: 'none' }
+  | { kind: 'tokens'; count: number }
+  | { kind: 'json'; what: string; read?: (json: unknown) => unknown };
+
+/** Any JSON body. */
+export const EXPECT_JSON: ExpectedBody = { kind: 'json', what: 'JSON' };
+/** A JWK set: an object with a `keys` array. */
+export const EXPECT_JWKS: ExpectedBody = {
+  kind: 'json',
+  what: 'a JWK set (an object with a keys array)',
+  read: (json) => {
+    const keys = (json as { keys?: unknown } | null)?.keys;
+    if (typeof json !== 'object' || !Array.isArray(keys)) throw new TypeError('no keys array');
+    return json;
+  },
+};
+/** A JSON array. */
+export const EXPECT_ARRAY: ExpectedBody = {
+  kind: 'json',
+  what: 'a JSON array',
+  read: (json) => {
+    if (!Array.isArray(json)) throw new TypeError('not an array');
+    return json;
+  },
+};
+/** The JSON boolean of a status check (`true` or `false`). */
+export const EXPECT_BOOLEAN: ExpectedBody = {
+  kind: 'json',
+  what: 'the JSON boolean true or false',
+  read: (json) => {
+    if (typeof json !== 'boolean') throw new TypeError('not a boolean');
+    return json;
+  },
+};
+/** No particular body. */
+export const EXPECT_NONE: ExpectedBody = { kind: 'none' };
+
+/** The `count` tokens of an `application/jwt` answer. */
+export function expectTokens(count: number): ExpectedBody {
+  return { kind: 'tokens', count };
+}
 
 /** Context of {@link classifyOutcome}. */
 export interface ClassifyContext {
@@ -77,16 +128,28 @@ function networkReason(error: unknown): FailureReason {
   return 'network';
 }
 
-/** The success verdict when `body` is what `expect` says, else undefined. */
-function matchBody(body: string, expect: ExpectedBody): Verdict | undefined {
-  if (expect === 'none') return { ok: true };
-  if (expect === 'jwt')
-    return body.trim().split('&').every(isCompactJwt) ? { ok: true } : undefined;
-  try {
-    return { ok: true, json: JSON.parse(body) };
-  } catch {
-    return undefined;
+/** The success verdict when `body` is what `expect` says, else why not. */
+function matchBody(body: string, expect: ExpectedBody): Verdict | { mismatch: unknown } {
+  if (expect.kind === 'none') return { ok: true };
+  if (expect.kind === 'tokens') {
+    const tokens = splitTokens(body);
+    if (tokens?.length === expect.count) return { ok: true, value: tokens };
+    return { mismatch: new TypeError(`${tokens?.length ?? 0} token(s) for ${expect.count}`) };
   }
+  try {
+    const json: unknown = JSON.parse(body);
+    return { ok: true, value: expect.read ? expect.read(json) : json };
+  } catch (mismatch) {
+    return { mismatch };
+  }
+}
+
+/** What the caller expected, for the message of a 2xx that is not it. */
+function describe(expect: ExpectedBody): string {
+  if (expect.kind === 'tokens') {
+    return expect.count === 1 ? 'a JWT' : `${expect.count} JWTs joined by &`;
+  }
+  return expect.kind === 'json' ? expect.what : 'a body';
 }
 
 const REFUSALS: Record<number, [FailureReason, LicensingErrorCode]> = {
@@ -130,15 +193,15 @@ export function classifyOutcome(outcome: HttpOutcome, context: ClassifyContext):
   const { status, url, body } = outcome;
   if (status >= 200 && status < 300) {
     const matched = matchBody(body, context.expect);
-    if (matched) return matched;
+    if ('ok' in matched) return matched;
     return {
       ok: false,
       outage: true,
       reason: 'malformed-body',
       error: new ApiResponseError(
         'SERVICE_UNAVAILABLE',
-        `${label} answered HTTP ${status} with a body that is not ${context.expect === 'jwt' ? 'a JWT' : 'JSON'} (${url})`,
-        { status, url, service },
+        `${label} answered HTTP ${status} with a body that is not ${describe(context.expect)} (${url})`,
+        { status, url, service, cause: matched.mismatch },
       ),
     };
   }

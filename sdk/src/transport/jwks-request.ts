@@ -1,33 +1,24 @@
-import { LicensingError } from '../errors.js';
-import type { JwkSet, JwksLoader, LicensingService } from '../types.js';
-import { FailedAttempt } from './failed-attempt.js';
+import type { JwkSet, LicensingService } from '../types.js';
+import { EXPECT_JWKS } from './classify-outcome.js';
 import type { LicensingTransport } from './licensing-transport.js';
 
 /**
- * The client's {@link JwksLoader}: `GET <service>/.well-known/jwks.json` with the call's
- * credentials, through the licensing transport. Any failure, a body without a `keys` array
- * included, throws a {@link FailedAttempt} marked as an outage of that service (DECISIONS: a JWKS
- * load failure is an outage, so failover applies).
+ * `GET <service>/.well-known/jwks.json` with the call's credentials. Any failure, a body without
+ * a `keys` array included, throws the transport's `FailedAttempt` marked as an outage of that
+ * service (DECISIONS: a JWKS load failure is an outage, so failover applies).
+ *
+ * @example
+ * const jwks = await requestJwks(transport, 'standby', signal);
  */
-export function createJwksLoader(transport: LicensingTransport): JwksLoader {
-  return async (service: LicensingService, signal?: AbortSignal): Promise<JwkSet> => {
-    const { url, json } = await transport.request(
-      service,
-      { path: '/.well-known/jwks.json', expect: 'json' },
-      signal,
-    );
-    const jwks = json as Partial<JwkSet> | null | undefined;
-    if (jwks === null || typeof jwks !== 'object' || !Array.isArray(jwks.keys)) {
-      throw new FailedAttempt({
-        ok: false,
-        outage: true,
-        reason: 'malformed-body',
-        error: new LicensingError(
-          'SERVICE_UNAVAILABLE',
-          `the ${service} licensing service answered its JWKS without a keys array (${url})`,
-        ),
-      });
-    }
-    return jwks as JwkSet;
-  };
+export async function requestJwks(
+  transport: LicensingTransport,
+  service: LicensingService,
+  signal?: AbortSignal,
+): Promise<JwkSet> {
+  const { value } = await transport.request(
+    service,
+    { path: '/.well-known/jwks.json', expect: EXPECT_JWKS },
+    signal,
+  );
+  return value as JwkSet;
 }

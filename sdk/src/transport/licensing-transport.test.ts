@@ -1,8 +1,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EXPECT_JSON, expectTokens } from './classify-outcome.js';
 import { FailedAttempt } from './failed-attempt.js';
-import { createJwksLoader } from './jwks-request.js';
+import { requestJwks } from './jwks-request.js';
 import { createLicensingTransport, type LicensingTransport } from './licensing-transport.js';
 
 // Bodies by path, answered 200 by a real server on loopback; the main and standby URLs both
@@ -49,32 +50,43 @@ function transportAt(base = ''): LicensingTransport {
 }
 
 describe('createLicensingTransport', () => {
-  it('hands back a JSON body parsed, beside its text', async () => {
-    const answer = await transportAt().request('main', { path: '/object', expect: 'json' });
-    expect(answer).toEqual({ url: `${origin}/object`, body: '{"a":[1,2]}', json: { a: [1, 2] } });
+  it("hands back a JSON body parsed, beside its text, with the Date header as the services' time", async () => {
+    const before = Date.now();
+    const answer = await transportAt().request('main', { path: '/object', expect: EXPECT_JSON });
+    expect(answer).toMatchObject({
+      url: `${origin}/object`,
+      body: '{"a":[1,2]}',
+      value: { a: [1, 2] },
+    });
+    // Node's server sends Date in whole seconds; the transport takes the middle of that second.
+    expect(answer.serviceTime! % 1000).toBe(500);
+    expect(answer.serviceTime!).toBeGreaterThanOrEqual(Math.floor(before / 1000) * 1000);
   });
 
-  it('hands back a JSON null as json: null, not as a missing value', async () => {
-    const answer = await transportAt().request('standby', { path: '/null', expect: 'json' });
-    expect(answer).toHaveProperty('json', null);
+  it('hands back a JSON null as value: null, not as a missing value', async () => {
+    const answer = await transportAt().request('standby', { path: '/null', expect: EXPECT_JSON });
+    expect(answer).toHaveProperty('value', null);
   });
 
-  it('leaves json out when the request expected a JWT', async () => {
-    const answer = await transportAt().request('standby', { path: '/jwt', expect: 'jwt' });
-    expect(answer).not.toHaveProperty('json');
+  it('hands back the tokens when the request expected JWTs', async () => {
+    const answer = await transportAt().request('standby', {
+      path: '/jwt',
+      expect: expectTokens(1),
+    });
+    expect(answer.value).toEqual([answer.body]);
     expect(answer.body.split('.')).toHaveLength(3);
   });
 });
 
-describe('createJwksLoader on the transport', () => {
+describe('requestJwks on the transport', () => {
   it('returns a key set with a keys array', async () => {
-    await expect(createJwksLoader(transportAt('/keys'))('main')).resolves.toEqual({ keys: [] });
+    await expect(requestJwks(transportAt('/keys'), 'main')).resolves.toEqual({ keys: [] });
   });
 
   it.each(['/no-keys', '/null-keys'])(
     'treats JSON without a keys array (%s) as an outage of the service',
     async (base) => {
-      const error = await createJwksLoader(transportAt(base))('standby').catch((e) => e);
+      const error = await requestJwks(transportAt(base), 'standby').catch((e: unknown) => e);
       expect(error).toBeInstanceOf(FailedAttempt);
       expect((error as FailedAttempt).verdict).toMatchObject({
         outage: true,

@@ -1,5 +1,5 @@
 import type { AuthorizationOptions, Credentials } from '../auth/credentials.js';
-import { isLicensingError, LicensingError } from '../errors.js';
+import { ApiResponseError } from '../errors.js';
 import type { LicensingService } from '../types.js';
 import { classifyOutcome, type ExpectedBody, type Verdict } from './classify-outcome.js';
 import { FailedAttempt } from './failed-attempt.js';
@@ -23,12 +23,17 @@ export interface LicensingRequest {
   authorize?: boolean;
 }
 
-/** A successful answer: the URL asked and the body. */
+/** A successful answer: the URL asked, the body, and what it says. */
 export interface LicensingResponse {
   url: string;
   body: string;
-  /** The body parsed, when the request expected `json` (it is parsed once, to classify it). */
-  json?: unknown;
+  /** The body as `expect` reads it (the tokens, the parsed JSON), read once to classify it. */
+  value?: unknown;
+  /**
+   * The services' time from the answer's `Date` header, in ms since the epoch (mid-second: the
+   * header has whole seconds), when it had a readable one.
+   */
+  serviceTime?: number;
 }
 
 /** The licensing client's only way to talk HTTP. */
@@ -58,29 +63,15 @@ export interface LicensingTransportDeps {
   credentials: Credentials;
 }
 
-/** Provider failures that mean "could not reach it", not "it answered wrong". */
-const PROVIDER_UNAVAILABLE = new Set(['id-token-provider-failed', 'id-token-provider-timeout']);
+/** The `Date` header as ms since the epoch, mid-second, or undefined when absent or unreadable. */
+function readServiceTime(headers: Headers): number | undefined {
+  const text = headers.get('date');
+  const time = text === null ? Number.NaN : Date.parse(text);
+  return Number.isNaN(time) ? undefined : time + 500;
+}
 
-/**
- * What a credentials failure means for the call. Main: any failure short of a token past its
- * grace is an outage of main (the identity provider may be down with it), so the standby can
- * still be tried with the cached token. Standby: an unreachable provider with nothing cached is
- * an outage too (nothing could be reached); anything else is the caller's refusal.
- */
-function credentialFailure(service: LicensingService, error: unknown, url: string): unknown {
-  if (!isLicensingError(error) || error.code === 'ID_TOKEN_EXPIRED') return error;
-  const unreachable = error.reason !== undefined && PROVIDER_UNAVAILABLE.has(error.reason);
-  if (service === 'standby' && !unreachable) return error;
-  return new FailedAttempt({
-    ok: false,
-    outage: true,
-    reason: 'id-token-unavailable',
-    error: new LicensingError(
-      'SERVICE_UNAVAILABLE',
-      `No ID token to call the ${service} licensing service (${url}): ${error.message}`,
-      { cause: error, ...(error.reason === undefined ? {} : { reason: error.reason }) },
-    ),
-  });
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 function failedAttempt(verdict: Verdict): FailedAttempt {
@@ -92,7 +83,9 @@ function failedAttempt(verdict: Verdict): FailedAttempt {
  * Builds the licensing transport on the SDK's ky-based HTTP attempt: base URLs, the
  * `Authorization` and signing-key headers from a `beforeRequest` hook, the one ID-token refresh
  * after a main 401 from an `afterResponse` hook, the attempt timeout, and the one HTTP→error
- * mapping (`classifyOutcome`).
+ * mapping (`classifyOutcome`). No token at all is the credentials' own error, thrown as is: the
+ * SDK never fails over because of its ID token. A main 401 that the refresh cannot answer stays
+ * a refusal (`UNAUTHORIZED`): main decides, whatever the ID-token provider did.
  */
 export function createLicensingTransport(deps: LicensingTransportDeps): LicensingTransport {
   const send = createHttpAttempt(deps.fetch);
@@ -100,14 +93,13 @@ export function createLicensingTransport(deps: LicensingTransportDeps): Licensin
 
   async function authorization(
     service: LicensingService,
-    url: string,
     options: AuthorizationOptions,
   ): Promise<string> {
     try {
       return await credentials.authorization(service, options);
     } catch (error) {
       if (options.signal?.aborted) throw error;
-      throw new HookAbort('no credentials', { cause: credentialFailure(service, error, url) });
+      throw new HookAbort('no credentials', { cause: error });
     }
   }
 
@@ -116,7 +108,7 @@ export function createLicensingTransport(deps: LicensingTransportDeps): Licensin
       const base = service === 'main' ? deps.mainUrl : deps.standbyUrl;
       const url = `${base}${request.path}${request.query ? `?${request.query}` : ''}`;
       const headers: Record<string, string> = {
-        accept: request.expect === 'jwt' ? 'application/jwt' : 'application/json',
+        accept: request.expect.kind === 'tokens' ? 'application/jwt' : 'application/json',
       };
       if (request.contentType) headers['content-type'] = request.contentType;
       if (request.signingKey && service === 'standby' && deps.signingKeyId !== undefined) {
@@ -131,6 +123,8 @@ export function createLicensingTransport(deps: LicensingTransportDeps): Licensin
         });
       const authorize = request.authorize ?? true;
       const refreshAfter401 = authorize && service === 'main' && credentials.refreshable;
+      /** Why the refresh after a 401 could not help, when it could not. */
+      let refreshFailure: unknown;
       const outcome: HttpOutcome = await send({
         url,
         method: request.method ?? 'GET',
@@ -142,7 +136,7 @@ export function createLicensingTransport(deps: LicensingTransportDeps): Licensin
           beforeRequest: authorize
             ? [
                 async (req) => {
-                  req.headers.set('authorization', await authorization(service, url, { signal }));
+                  req.headers.set('authorization', await authorization(service, { signal }));
                 },
               ]
             : [],
@@ -150,7 +144,18 @@ export function createLicensingTransport(deps: LicensingTransportDeps): Licensin
             ? [
                 async (req, _options, response) => {
                   if (response.status !== 401) return undefined;
-                  const fresh = await authorization(service, url, { signal, forceRefresh: true });
+                  let fresh: string;
+                  try {
+                    fresh = await credentials.authorization(service, {
+                      signal,
+                      forceRefresh: true,
+                    });
+                  } catch (error) {
+                    if (signal?.aborted) throw error;
+                    // No fresh token: main's 401 is the answer.
+                    refreshFailure = error;
+                    return undefined;
+                  }
                   req.headers.set('authorization', fresh);
                   // One retry with the fresh token, without these hooks (no second refresh).
                   const retried = await send({
@@ -177,7 +182,37 @@ export function createLicensingTransport(deps: LicensingTransportDeps): Licensin
       });
       const verdict = classify(outcome);
       if (verdict.ok && outcome.kind === 'response') {
-        return { url, body: outcome.body, ...('json' in verdict ? { json: verdict.json } : {}) };
+        const serviceTime = readServiceTime(outcome.headers);
+        return {
+          url,
+          body: outcome.body,
+          ...('value' in verdict ? { value: verdict.value } : {}),
+          ...(serviceTime === undefined ? {} : { serviceTime }),
+        };
+      }
+      if (
+        !verdict.ok &&
+        refreshFailure !== undefined &&
+        verdict.error instanceof ApiResponseError
+      ) {
+        const refused = verdict.error;
+        throw failedAttempt({
+          ...verdict,
+          error: new ApiResponseError(
+            refused.code,
+            `${refused.message}; a fresh ID token could not be had: ${messageOf(refreshFailure)}`,
+            {
+              status: refused.status,
+              url: refused.url,
+              service: refused.service,
+              ...(refused.error === undefined ? {} : { error: refused.error }),
+              ...(refused.errorDescription === undefined
+                ? {}
+                : { errorDescription: refused.errorDescription }),
+              cause: refreshFailure,
+            },
+          ),
+        });
       }
       throw failedAttempt(verdict);
     },

@@ -1,4 +1,5 @@
-// The licensing client's events: payload types, listener types and the hub that emits them.
+// The licensing client's event hooks (failover, failback, renewals, ...): payload types, listener
+// types and the hub that emits them. Not the event-feed client, which lives in events/.
 import type { LicensingError } from './errors.js';
 import type { FailureReason, Lease, LicensingLogger, LicensingService } from './types.js';
 

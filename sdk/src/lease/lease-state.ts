@@ -1,0 +1,219 @@
+import { isLicensingError, LeaseStoreInvalidError } from '../errors.js';
+import type { Lease, LeaseStore, LicensingLogger, LicensingService, SavedLease } from '../types.js';
+import { peekClaims } from './lease-token.js';
+import type { ServiceKeys } from './service-keys.js';
+import { EMPTY_DOCUMENT, readStoreDocument, writeStoreDocument } from './store-document.js';
+import type { TrustedClock } from './trusted-clock.js';
+
+/** What {@link createLeaseState} works with, passed down from the client. */
+export interface LeaseStateDeps {
+  store: LeaseStore;
+  clock: TrustedClock;
+  keys: Record<LicensingService, ServiceKeys>;
+  /** Clock difference tolerated on `exp`, in ms: a lease expired by more on the mark leaves. */
+  toleranceMs: number;
+  /** Receives store failures: an online call never fails because the store does. */
+  logger: LicensingLogger | undefined;
+}
+
+/** How the last read of the store went. */
+export type StoreStatus =
+  | { trusted: true }
+  | {
+      trusted: false;
+      /** Why (`unreadable`, `malformed`, `edited`, `sealed`). */
+      error: LeaseStoreInvalidError;
+    };
+
+/**
+ * The client's persistent state, the one owner of what the lease store holds: the saved
+ * leases, each service's trusted keys and the clock's mark and offset (DECISIONS.md "Lease
+ * trust (third wave)"). Loaded on first use, written whole after each change, one write at a
+ * time. A store that could not be read is read again before the next write and never
+ * overwritten unread; an edited or malformed one is replaced by the next write.
+ */
+export interface LeaseState {
+  /** Reads the store on first use, and again while the last read failed. Never rejects. */
+  load(): Promise<StoreStatus>;
+  /** The saved leases (unverified: every read verifies them again). */
+  leases(): readonly SavedLease[];
+  /** Saves leases just verified, replacing the saved leases `replaced` names by lease id. */
+  remember(leases: readonly Lease[], replaced?: readonly string[]): Promise<void>;
+  /** Removes saved leases by lease id (released). */
+  forget(leaseIds: readonly string[]): Promise<void>;
+  /** Removes saved entries by token (refused for their signature, form or item). */
+  discard(tokens: readonly string[]): Promise<void>;
+  /** Writes the keys and the clock as they are now. */
+  persist(): Promise<void>;
+}
+
+function leaseIdOf(token: string): string | undefined {
+  const jti = peekClaims(token)?.jti;
+  return typeof jti === 'string' ? jti : undefined;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * Creates the client's {@link LeaseState} on `deps.store`.
+ *
+ * @example
+ * const state = createLeaseState({ store, clock, keys, toleranceMs: 60_000, logger });
+ * const status = await state.load();
+ * if (!status.trusted) throw status.error; // restore(): LEASE_STORE_INVALID
+ */
+export function createLeaseState(deps: LeaseStateDeps): LeaseState {
+  const { store, clock, keys, toleranceMs, logger } = deps;
+  let leases: SavedLease[] = [];
+  let status: StoreStatus | undefined;
+  let reading: Promise<StoreStatus> | undefined;
+  let writing: Promise<void> = Promise.resolve();
+
+  /** Takes a document read from the store; leases already in memory (this session's) win. */
+  const adopt = async (text: string | undefined): Promise<StoreStatus> => {
+    if (text === undefined) return { trusted: true };
+    let document: ReturnType<typeof readStoreDocument>;
+    try {
+      document = readStoreDocument(text);
+    } catch (error) {
+      if (error instanceof LeaseStoreInvalidError) return { trusted: false, error };
+      throw error;
+    }
+    const held = new Set(leases.map((lease) => leaseIdOf(lease.token)));
+    leases = [...document.leases.filter((lease) => !held.has(leaseIdOf(lease.token))), ...leases];
+    keys.main.restore(document.keys.main);
+    keys.standby.restore(document.keys.standby);
+    if (clock.anchored) {
+      // Read late (an unreadable first read, then an online answer): the services' time and
+      // offset learnt since stand, and the mark never falls below what the store kept.
+      clock.raise(document.timeMark);
+    } else {
+      clock.restore({
+        timeMark: Math.max(clock.mark, document.timeMark),
+        offsetMs: document.offsetMs,
+      });
+    }
+    return { trusted: true };
+  };
+
+  const read = async (): Promise<StoreStatus> => {
+    let text: string | undefined;
+    try {
+      text = await store.load();
+    } catch (error) {
+      if (isLicensingError(error) && error.code === 'LEASE_STORE_INVALID') {
+        return { trusted: false, error: error as LeaseStoreInvalidError };
+      }
+      return {
+        trusted: false,
+        error: new LeaseStoreInvalidError(
+          'unreadable',
+          `The lease store could not be read (${messageOf(error)}); it is read again before anything is written to it. Check that the app can read its data directory.`,
+          { cause: error },
+        ),
+      };
+    }
+    return adopt(text);
+  };
+
+  const load = (): Promise<StoreStatus> => {
+    if (
+      status !== undefined &&
+      !(status.trusted === false && status.error.reason === 'unreadable')
+    ) {
+      return Promise.resolve(status);
+    }
+    reading ??= read()
+      .then(
+        (result) => {
+          status = result;
+          return result;
+        },
+        (error: unknown) => {
+          // A key check that threw something unexpected: treat the store as unreadable.
+          status = {
+            trusted: false,
+            error: new LeaseStoreInvalidError(
+              'unreadable',
+              `The lease store could not be read: ${messageOf(error)}`,
+              {
+                cause: error,
+              },
+            ),
+          };
+          return status;
+        },
+      )
+      .finally(() => {
+        reading = undefined;
+      });
+    return reading;
+  };
+
+  /** Builds the document to write: leases expired on the time mark leave, the mark covers every iat. */
+  const snapshot = () => {
+    let mark = clock.mark;
+    for (const lease of leases) {
+      const iat = peekClaims(lease.token)?.iat;
+      if (typeof iat === 'number') mark = Math.max(mark, iat * 1000);
+    }
+    clock.raise(mark);
+    leases = leases.filter((lease) => {
+      const exp = peekClaims(lease.token)?.exp;
+      return typeof exp === 'number' && exp * 1000 >= clock.mark - toleranceMs;
+    });
+    return writeStoreDocument({
+      ...EMPTY_DOCUMENT,
+      leases,
+      keys: { main: keys.main.trusted(), standby: keys.standby.trusted() },
+      ...clock.snapshot(),
+    });
+  };
+
+  const write = async () => {
+    const current = await load();
+    if (!current.trusted && current.error.reason === 'unreadable') {
+      logger?.warn('the lease store is still unreadable: not overwriting it', current.error);
+      return;
+    }
+    try {
+      await store.save(snapshot());
+      status = { trusted: true };
+    } catch (error) {
+      logger?.warn('the lease store could not save', error);
+    }
+  };
+
+  const change = async (apply: () => void) => {
+    await load();
+    apply();
+    writing = writing.then(write, write);
+    await writing;
+  };
+
+  return {
+    load,
+    leases: () => leases,
+    remember: (fresh, replaced = []) =>
+      change(() => {
+        const gone = new Set([...replaced, ...fresh.map((lease) => lease.leaseId)]);
+        leases = [
+          ...leases.filter((lease) => !gone.has(leaseIdOf(lease.token) ?? '')),
+          ...fresh.map(({ item, token, servedBy }) => ({ item, token, servedBy })),
+        ];
+      }),
+    forget: (leaseIds) =>
+      change(() => {
+        const gone = new Set(leaseIds);
+        leases = leases.filter((lease) => !gone.has(leaseIdOf(lease.token) ?? ''));
+      }),
+    discard: (tokens) =>
+      change(() => {
+        const gone = new Set(tokens);
+        leases = leases.filter((lease) => !gone.has(lease.token));
+      }),
+    persist: () => change(() => {}),
+  };
+}

@@ -1,0 +1,101 @@
+// The form of a lease token, read before any key is touched: a compact JWS of three strict
+// base64url segments (no padding, no other character), a JSON object header with `alg: RS256`
+// and a `kid`, neither `crit` nor `b64`, and a JSON object payload.
+import { TokenInvalidError } from '../errors.js';
+import { decodeBase64url } from '../internal/platform/base64url.js';
+
+/** A lease token whose form was checked; nothing in it is trusted yet. */
+export interface LeaseToken {
+  /** The compact JWS as given. */
+  readonly token: string;
+  /** The `kid` of the protected header. */
+  readonly kid: string;
+  /** The payload's claims, decoded but not verified. */
+  readonly claims: Record<string, unknown>;
+  /** The bytes the signature covers (`header.payload`). */
+  readonly signingInput: Uint8Array;
+  /** The signature segment (base64url). */
+  readonly signature: string;
+}
+
+/** One segment of strict base64url: alphabet only, no padding, a length base64 can have. */
+const SEGMENT = /^[A-Za-z0-9_-]+$/;
+const utf8 = new TextEncoder();
+const fromUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+function malformed(message: string, cause?: unknown): TokenInvalidError {
+  return new TokenInvalidError('malformed', message, cause === undefined ? {} : { cause });
+}
+
+function isSegment(text: string): boolean {
+  return text.length % 4 !== 1 && SEGMENT.test(text);
+}
+
+/** A strict base64url segment holding a JSON object. */
+function decodeObject(segment: string, what: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(fromUtf8.decode(decodeBase64url(segment)));
+  } catch (cause) {
+    throw malformed(`the lease token ${what} is not base64url JSON`, cause);
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw malformed(`the lease token ${what} is not a JSON object`);
+  }
+  return value as Record<string, unknown>;
+}
+
+/**
+ * Reads a lease token's form: three strict base64url segments, the header (`alg` RS256, a
+ * non-empty `kid`, no `crit`, no `b64`) and the payload object.
+ *
+ * @throws TokenInvalidError with reason `malformed`, `alg` or `kid`.
+ * @example
+ * const { kid, claims } = readLeaseToken(token); // claims are not verified yet
+ */
+export function readLeaseToken(token: unknown): LeaseToken {
+  if (typeof token !== 'string') throw malformed('the lease token is not a string');
+  const parts = token.split('.');
+  if (parts.length !== 3) {
+    throw malformed('the lease token is not a compact JWS (three dot-separated parts)');
+  }
+  const [headerPart, payloadPart, signature] = parts as [string, string, string];
+  const notStrict = () =>
+    malformed(
+      'a segment of the lease token is not strict base64url (no padding, no other character)',
+    );
+  if (!isSegment(headerPart)) throw notStrict();
+  const header = decodeObject(headerPart, 'header');
+  if (header.alg !== 'RS256') {
+    throw new TokenInvalidError(
+      'alg',
+      `the lease token alg is ${JSON.stringify(header.alg) ?? 'missing'}; only RS256 is accepted`,
+    );
+  }
+  if (typeof header.kid !== 'string' || header.kid === '') {
+    throw malformed('the lease token header has no kid');
+  }
+  if (header.crit !== undefined || header.b64 !== undefined) {
+    throw malformed('the lease token header carries crit or b64, which leases never use');
+  }
+  if (!isSegment(payloadPart) || !isSegment(signature)) throw notStrict();
+  return {
+    token,
+    kid: header.kid,
+    claims: decodeObject(payloadPart, 'payload'),
+    signingInput: utf8.encode(`${headerPart}.${payloadPart}`),
+    signature,
+  };
+}
+
+/**
+ * The claims of a token, decoded without any check, or undefined when it has no readable
+ * payload: for sorting and bookkeeping of saved tokens only, never for trust.
+ */
+export function peekClaims(token: string): Record<string, unknown> | undefined {
+  try {
+    return readLeaseToken(token).claims;
+  } catch {
+    return undefined;
+  }
+}
