@@ -34,7 +34,7 @@ export const authzQuerySchema = {
 
 /**
  * The form body of `POST /authz/.jwt` (and main's `/authz/.json`), for OpenAPI only (route
- * `x-request-body`, docs/decisions/0026-openapi-conventions.md): the route reads the raw text, in
+ * `x-request-body`, docs/conformance.md "OpenAPI conventions"): the route reads the raw text, in
  * order, like the query; a POST without a body uses the query alone.
  */
 export const authzFormBody = {

@@ -26,7 +26,7 @@ const DESCRIPTION = [
 ].join('\n');
 
 /**
- * The `@fastify/swagger` options of the mock server (docs/decisions/0026-openapi-conventions.md):
+ * The `@fastify/swagger` options of the mock server (docs/conformance.md "OpenAPI conventions"):
  * the security schemes under the wire names in use, shared responses, tags, and schemas named by
  * their `$id` (`#/components/schemas/ApiError`).
  *
@@ -148,7 +148,7 @@ function rewriteRefs(value: unknown): unknown {
 
 /**
  * Completes what `app.swagger()` produced (a copy; the input is left as it is), per the
- * conventions of docs/decisions/0026-openapi-conventions.md:
+ * conventions of docs/conformance.md "OpenAPI conventions":
  *
  * - one operation per method: an operation several methods share (one route, `method: [...]`)
  *   gets its `operationId` suffixed with the method (`enableStandbyPatch`);

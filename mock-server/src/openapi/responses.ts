@@ -1,6 +1,6 @@
 /**
  * Building blocks of the OpenAPI description that the services' `schemas.ts` share
- * (docs/decisions/0026-openapi-conventions.md): security requirements, ApiError answers by
+ * (docs/conformance.md "OpenAPI conventions"): security requirements, ApiError answers by
  * reference, and the response headers that go with them.
  */
 

@@ -12,7 +12,7 @@ const booleanResponse = { type: 'boolean' } as const;
 
 /**
  * PATCH, POST and PUT `/enabled`: one route, so one operation per method in the document
- * (`enableStandbyPatch`, ...; docs/decisions/0026-openapi-conventions.md).
+ * (`enableStandbyPatch`, ...; docs/conformance.md "OpenAPI conventions").
  */
 export const enableSchema = {
   operationId: 'enableStandby',
