@@ -31,7 +31,9 @@ export default defineConfig([
   // through import.meta.url, which the CommonJS build gets from tsup's shim.
   { ...shared, format: ['cjs'], noExternal: ESM_ONLY_DEPENDENCIES, shims: true },
   {
-    entry: { cli: 'src/cli.ts' },
+    // The two bins: the server and the conformance kit (which starts a server when given no
+    // target, so it carries one too).
+    entry: { cli: 'src/cli.ts', conformance: 'src/conformance/cli.ts' },
     format: ['esm'],
     sourcemap: true,
     target: 'node20',

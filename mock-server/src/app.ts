@@ -13,6 +13,7 @@ import { createClientErrorHandler, installNodeAnswers } from './http/node-answer
 import { idpService } from './idp/index.js';
 import { mainService } from './main/index.js';
 import { mainLicensingPlugin } from './main/main-licensing-plugin.js';
+import { createSwaggerOptions, finishOpenApiDocument } from './openapi/document.js';
 import { type MockServerOptions, type ResolvedOptions, resolveOptions } from './options.js';
 import { signingPoolPlugin } from './signing-pool-plugin.js';
 import { standbyService } from './standby/index.js';
@@ -95,16 +96,7 @@ async function registerEverything(
   addDepthCheckedJsonParser(app, config.limits.maxJsonDepth);
   app.addSchema(apiErrorSchema);
 
-  await app.register(swagger, {
-    openapi: {
-      info: {
-        title: 'Standby licensing mock server',
-        version: '0.1.0',
-        description:
-          'Standby licensing service, mock main service, ID-token issuer, event data service.',
-      },
-    },
-  });
+  await app.register(swagger, createSwaggerOptions(config.wireNames));
   await app.register(contextPlugin, { config });
   await app.register(signingPoolPlugin, { threads: config.signingThreads });
   // Shared state: the services answer from it, the admin API shows and changes it.
@@ -134,5 +126,13 @@ async function registerEverything(
   await app.register(eventsService, { prefix: SERVICE_PREFIXES.events });
   if (admin) await app.register(adminService, { prefix: '/admin', ...admin });
 
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  // Built once, on the first request.
+  let openapi: Record<string, unknown> | undefined;
+  app.get('/openapi.json', { schema: { hide: true } }, async () => {
+    openapi ??= finishOpenApiDocument(app.swagger(), {
+      // Faults reach main's routes only (admin/fault-hook.ts).
+      faultable: (path) => admin !== undefined && path.startsWith(`${SERVICE_PREFIXES.main}/`),
+    });
+    return openapi;
+  });
 }

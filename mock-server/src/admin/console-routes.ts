@@ -58,7 +58,7 @@ export async function consoleRoutes(
   );
   ASSETS.forEach(([, path, type, what], i) => {
     const body = files[i]!;
-    app.get(path, { schema: consoleAssetSchema(what) }, async (_request, reply) => {
+    app.get(path, { schema: consoleAssetSchema(what, path, type) }, async (_request, reply) => {
       reply
         .type(type)
         .header('cache-control', 'no-cache')

@@ -1,4 +1,9 @@
-import { apiErrorSchema } from '../errors.js';
+import {
+  errorResponse,
+  invalidRequestResponse,
+  retryAfterHeader,
+  SECURITY,
+} from '../openapi/responses.js';
 import { FAULT_ROUTES } from './fault-registry.js';
 
 const faultSchema = {
@@ -16,8 +21,10 @@ const faultSchema = {
 } as const;
 
 export const setFaultSchema = {
+  operationId: 'adminSetFault',
   summary: 'Inject a fault into main-service routes (replaces the route’s earlier fault)',
   tags: ['admin'],
+  security: SECURITY.public,
   body: {
     type: 'object',
     required: ['mode'],
@@ -56,12 +63,14 @@ export const setFaultSchema = {
       },
     },
   },
-  response: { 201: faultSchema, 400: apiErrorSchema, 415: apiErrorSchema },
+  response: { 201: faultSchema, 400: invalidRequestResponse },
 } as const;
 
 export const listFaultsSchema = {
+  operationId: 'adminListFaults',
   summary: 'Active faults and the requests they hold',
   tags: ['admin'],
+  security: SECURITY.public,
   response: {
     200: {
       type: 'object',
@@ -78,8 +87,10 @@ export const listFaultsSchema = {
 } as const;
 
 export const clearFaultsSchema = {
+  operationId: 'adminClearFaults',
   summary: 'Clear the fault of one route (?route=) or every fault',
   tags: ['admin'],
+  security: SECURITY.public,
   querystring: {
     type: 'object',
     additionalProperties: false,
@@ -91,13 +102,15 @@ export const clearFaultsSchema = {
       required: ['cleared'],
       properties: { cleared: { type: 'integer' } },
     },
-    400: apiErrorSchema,
+    400: invalidRequestResponse,
   },
 } as const;
 
 export const resetSchema = {
+  operationId: 'adminReset',
   summary: 'Run every reset hook, or only the one named by ?service=',
   tags: ['admin'],
+  security: SECURITY.public,
   querystring: {
     type: 'object',
     additionalProperties: false,
@@ -109,7 +122,7 @@ export const resetSchema = {
       required: ['reset'],
       properties: { reset: { type: 'array', items: { type: 'string' } } },
     },
-    400: apiErrorSchema,
+    400: invalidRequestResponse,
   },
 } as const;
 
@@ -130,8 +143,10 @@ const clockSchema = {
 } as const;
 
 export const getClockSchema = {
+  operationId: 'adminGetClock',
   summary: 'The server clock and its offset',
   tags: ['admin'],
+  security: SECURITY.public,
   response: { 200: clockSchema },
 } as const;
 
@@ -142,8 +157,10 @@ export const getClockSchema = {
  */
 export const setClockSchema = (maxOffsetMs: number) =>
   ({
+    operationId: 'adminSetClock',
     summary: 'Set the clock offset (offsetMs) or move it by advanceMs',
     tags: ['admin'],
+    security: SECURITY.public,
     body: {
       type: 'object',
       additionalProperties: false,
@@ -164,10 +181,16 @@ export const setClockSchema = (maxOffsetMs: number) =>
         },
       },
     },
-    response: { 200: clockSchema, 400: apiErrorSchema, 415: apiErrorSchema },
+    response: { 200: clockSchema, 400: invalidRequestResponse },
   }) as const;
 
 // --- main provisioning (DECISIONS.md "Main service provisioning and its events") ---
+
+/** 503 of a main change while its outbox is full (`--max-licenses` changes wait). */
+const outboxFullResponse = errorResponse(
+  '`outbox_full`: too many changes wait for the event service; try again later',
+  retryAfterHeader,
+);
 
 /** An activation code: what a path segment and an event object id can carry. */
 export const ACTIVATION_CODE_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._~-]{0,63}$';
@@ -196,8 +219,10 @@ const licenseSchema = {
  */
 export const provisionSchema = (itemNameRules: { not: { enum: readonly string[] } }) =>
   ({
+    operationId: 'adminProvisionLicense',
     summary: 'Provision a license of one item for one user (sub); events LicenseProvisioned',
     tags: ['admin'],
+    security: SECURITY.public,
     body: {
       type: 'object',
       required: ['sub', 'item'],
@@ -221,16 +246,18 @@ export const provisionSchema = (itemNameRules: { not: { enum: readonly string[] 
     },
     response: {
       201: licenseSchema,
-      400: apiErrorSchema,
-      409: apiErrorSchema,
-      415: apiErrorSchema,
-      503: apiErrorSchema,
+      400: invalidRequestResponse,
+      409: errorResponse('`activation_code_blocked`: the activation code is blocked'),
+
+      503: outboxFullResponse,
     },
   }) as const;
 
 export const listLicensesSchema = {
+  operationId: 'adminListLicenses',
   summary: 'Licenses provisioned (of one user with ?sub=), oldest first',
   tags: ['admin'],
+  security: SECURITY.public,
   querystring: {
     type: 'object',
     additionalProperties: false,
@@ -248,13 +275,15 @@ export const listLicensesSchema = {
         },
       },
     },
-    400: apiErrorSchema,
+    400: invalidRequestResponse,
   },
 } as const;
 
 export const revokeSchema = {
+  operationId: 'adminRevokeLicense',
   summary: 'Revoke a license (it is removed); events LicenseRevoked',
   tags: ['admin'],
+  security: SECURITY.public,
   params: {
     type: 'object',
     required: ['licenseId'],
@@ -262,9 +291,9 @@ export const revokeSchema = {
   },
   response: {
     204: { description: 'Revoked', type: 'null' },
-    400: apiErrorSchema,
-    404: apiErrorSchema,
-    503: apiErrorSchema,
+    400: invalidRequestResponse,
+    404: errorResponse('`not_found`: no such license'),
+    503: outboxFullResponse,
   },
 } as const;
 
@@ -275,31 +304,37 @@ const codeParams = {
 } as const;
 
 export const blockCodeSchema = {
+  operationId: 'adminBlockActivationCode',
   summary:
     'Block an activation code: its licenses stop being live and it provisions nothing; event ActivationCodeBlocked',
   tags: ['admin'],
+  security: SECURITY.public,
   params: codeParams,
   response: {
     204: { description: 'Blocked (already blocked: no change, no event)', type: 'null' },
-    400: apiErrorSchema,
-    503: apiErrorSchema,
+    400: invalidRequestResponse,
+    503: outboxFullResponse,
   },
 } as const;
 
 export const unblockCodeSchema = {
+  operationId: 'adminUnblockActivationCode',
   summary: 'Unblock an activation code; event ActivationCodeUnblocked',
   tags: ['admin'],
+  security: SECURITY.public,
   params: codeParams,
   response: {
     204: { description: 'Unblocked (not blocked: no change, no event)', type: 'null' },
-    400: apiErrorSchema,
-    503: apiErrorSchema,
+    400: invalidRequestResponse,
+    503: outboxFullResponse,
   },
 } as const;
 
 export const listBlockedCodesSchema = {
+  operationId: 'adminListBlockedActivationCodes',
   summary: 'Activation codes blocked now, oldest block first',
   tags: ['admin'],
+  security: SECURITY.public,
   response: {
     200: {
       type: 'array',
@@ -349,21 +384,25 @@ const outboxSchema = {
 } as const;
 
 export const getOutboxSchema = {
+  operationId: 'adminGetOutbox',
   summary: "Main's outbox: events of stored changes not yet written to the event service",
   tags: ['admin'],
+  security: SECURITY.public,
   response: { 200: outboxSchema },
 } as const;
 
 export const setOutboxSchema = {
+  operationId: 'adminSetOutbox',
   summary: "Hold main's event deliveries (an event-service outage for main) or let them go",
   tags: ['admin'],
+  security: SECURITY.public,
   body: {
     type: 'object',
     required: ['paused'],
     additionalProperties: false,
     properties: { paused: { type: 'boolean' } },
   },
-  response: { 200: outboxSchema, 400: apiErrorSchema, 415: apiErrorSchema },
+  response: { 200: outboxSchema, 400: invalidRequestResponse },
 } as const;
 
 // --- standby view and propagation delay ---
@@ -399,22 +438,26 @@ const standbyViewSchema = {
 } as const;
 
 export const getStandbySchema = {
+  operationId: 'adminGetStandby',
   summary:
     'The standby as QA sees it: state, a pending change, propagation delay, signing keys (changes go through its management API)',
   tags: ['admin'],
+  security: SECURITY.public,
   response: { 200: standbyViewSchema },
 } as const;
 
 export const setPropagationDelaySchema = {
+  operationId: 'adminSetPropagationDelay',
   summary: 'Set the standby propagation delay (not stored; reset restores --propagation-delay-ms)',
   tags: ['admin'],
+  security: SECURITY.public,
   body: {
     type: 'object',
     required: ['propagationDelayMs'],
     additionalProperties: false,
     properties: { propagationDelayMs: { type: 'integer', minimum: 0, maximum: 300_000 } },
   },
-  response: { 200: standbyViewSchema, 400: apiErrorSchema, 415: apiErrorSchema },
+  response: { 200: standbyViewSchema, 400: invalidRequestResponse },
 } as const;
 
 // --- the QA console and its live request log ---
@@ -438,8 +481,10 @@ const requestEntrySchema = {
 } as const;
 
 export const listRequestsSchema = {
+  operationId: 'adminListRequests',
   summary: 'The live request log: entries after ?after=<seq> (default: the last 200)',
   tags: ['admin'],
+  security: SECURITY.public,
   querystring: {
     type: 'object',
     additionalProperties: false,
@@ -456,17 +501,19 @@ export const listRequestsSchema = {
         readers: { type: 'integer', description: 'Event streams open now (consoles watching)' },
       },
     },
-    400: apiErrorSchema,
+    400: invalidRequestResponse,
   },
 } as const;
 
 export const requestStreamSchema = {
+  operationId: 'adminStreamRequests',
   summary: 'The live request log as server-sent events (request, dropped)',
   description:
     '`text/event-stream`: `event: request` with `id: <seq>` and the entry as `data`, and ' +
     '`event: dropped` with `{ count }` when entries were overwritten before this reader got them. ' +
     'Honours `Last-Event-ID`; without it starts with the last 200 entries.',
   tags: ['admin'],
+  security: SECURITY.public,
   produces: ['text/event-stream'],
   response: {
     200: {
@@ -476,9 +523,24 @@ export const requestStreamSchema = {
   },
 } as const;
 
-export const consoleAssetSchema = (what: string) =>
+/** Operation ids of the console's files, by path. */
+const CONSOLE_OPERATIONS: Record<string, string> = {
+  '/console': 'adminGetConsole',
+  '/console.js': 'adminGetConsoleScript',
+  '/console.css': 'adminGetConsoleStyles',
+};
+
+/** A file of the QA console at `path`, served as `type` (its media type, parameters dropped). */
+export const consoleAssetSchema = (what: string, path: string, type: string) =>
   ({
+    operationId: CONSOLE_OPERATIONS[path] ?? `adminGetConsoleFile`,
     summary: `The QA console: ${what}`,
     tags: ['admin'],
-    response: { 200: { description: what, type: 'string' } },
+    security: SECURITY.public,
+    response: {
+      200: {
+        description: what,
+        content: { [type.split(';')[0]!.trim()]: { schema: { type: 'string' } } },
+      },
+    },
   }) as const;

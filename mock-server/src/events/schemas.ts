@@ -1,4 +1,9 @@
-import { apiErrorSchema } from '../errors.js';
+import {
+  challengeHeader,
+  errorResponse,
+  invalidRequestResponse,
+  SECURITY,
+} from '../openapi/responses.js';
 
 // Timestamps and counts are declared as digit strings: Ajv would coerce integers through
 // Number and lose nanosecond precision. parseFeedQuery turns them into BigInt / numbers.
@@ -58,14 +63,65 @@ const feedSchema = {
   },
 } as const;
 
-const readErrors = { 400: apiErrorSchema, 401: apiErrorSchema, 403: apiErrorSchema };
+const readErrors = {
+  400: invalidRequestResponse,
+  401: errorResponse(
+    '`unauthorized` (no `Authorization`) or `invalid_token` (not a valid read JWT), with a `Bearer` challenge',
+    challengeHeader,
+  ),
+  403: errorResponse('`forbidden`: the read JWT has no claim for this feed'),
+} as const;
+
+/** One event as a writer sends it (the service adds `eventId` if absent and `eventReceived`). */
+const writtenEventSchema = {
+  type: 'object',
+  required: ['eventType', 'eventSourceId'],
+  additionalProperties: true,
+  properties: {
+    eventType: { type: 'string' },
+    eventSourceId: { type: 'string', description: 'No slash; at most --max-id-length characters' },
+    eventId: { type: 'string', description: 'Default: a new UUID' },
+    eventObjectType: { type: 'string', description: 'With eventObjectId; no slash' },
+    eventObjectId: { type: 'string', description: 'With eventObjectType; no slash' },
+    // Set by the service: a writer that sends either is refused (400).
+    eventReceived: { not: {}, description: 'Never sent: the service sets it' },
+    eventReceived_str: { not: {}, description: 'Never sent: the service sets it' },
+  },
+} as const;
+
+/** The body of `POST /events/put`, for OpenAPI only (the route parses the text itself). */
+const putBody = {
+  required: true,
+  content: {
+    'application/jose': {
+      schema: {
+        type: 'string',
+        pattern: '^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$',
+        description:
+          'A compact JWS (RS256, RS384 or RS512) by a trusted writer key whose payload is one event or an array of events',
+      },
+    },
+    'application/json': {
+      schema: {
+        description:
+          'One event or an array of events, unsigned (refused with 415 when the server requires signed events)',
+        oneOf: [{ ...writtenEventSchema }, { type: 'array', items: { ...writtenEventSchema } }],
+      },
+    },
+  },
+} as const;
 
 /**
  * `POST /events/put`. The body is parsed by the route itself (JWS or legacy JSON), so its
  * limits are described here rather than enforced by this schema.
  */
 export const putSchema = {
+  operationId: 'writeEvents',
   summary: 'Write one event or an array of events',
+  tags: ['events'],
+  // The JWS signature is the writer's credential; legacy JSON writes carry none.
+  security: SECURITY.public,
+  'x-request-body': putBody,
   description:
     'Body: a compact JWS (`Content-Type: application/jose`, RS256/RS384/RS512) whose payload is ' +
     'one event object or an array of them; or, unless the server requires signed events, the ' +
@@ -74,11 +130,13 @@ export const putSchema = {
     'most 512 characters, as on read (400); a field of an event nests at most 64 containers ' +
     '(400).',
   response: {
-    201: { description: 'Stored', type: 'null' },
-    400: apiErrorSchema,
-    401: apiErrorSchema,
-    413: apiErrorSchema,
-    415: apiErrorSchema,
+    201: { description: 'Stored (empty body)', type: 'null' },
+    400: invalidRequestResponse,
+    401: errorResponse('`invalid_signature`: the JWS does not verify with a trusted writer key'),
+    413: errorResponse('`request_too_large`: the body exceeds --max-body-bytes'),
+    415: errorResponse(
+      '`unsupported_media_type`: neither application/jose nor (unless signed events are required) application/json',
+    ),
   },
 } as const;
 
@@ -89,7 +147,10 @@ const feedSegment = (maxIdLength: number, description: string) =>
 /** `GET /events/get/:eventSourceId`; ids longer than `maxIdLength` are 400. */
 export const sourceFeedSchema = (maxIdLength: number) =>
   ({
+    operationId: 'getSourceFeed',
     summary: 'Feed of the events sent by a source',
+    tags: ['events'],
+    security: SECURITY.eventReader,
     params: {
       type: 'object',
       required: ['eventSourceId'],
@@ -102,7 +163,10 @@ export const sourceFeedSchema = (maxIdLength: number) =>
 /** `GET /events/get/:eventObjectType/:eventObjectId`; ids longer than `maxIdLength` are 400. */
 export const objectFeedSchema = (maxIdLength: number) =>
   ({
+    operationId: 'getObjectFeed',
     summary: 'Feed of the events related to an object',
+    tags: ['events'],
+    security: SECURITY.eventReader,
     params: {
       type: 'object',
       required: ['eventObjectType', 'eventObjectId'],

@@ -1,9 +1,10 @@
-import { apiErrorSchema } from '../errors.js';
-
-const errors = { 400: apiErrorSchema, 415: apiErrorSchema };
+import { invalidRequestResponse, SECURITY } from '../openapi/responses.js';
 
 export const tokenRequestSchema = {
+  operationId: 'mintIdToken',
   summary: 'Mint an ID token (RS256) for local runs',
+  tags: ['idp'],
+  security: SECURITY.public,
   body: {
     type: 'object',
     required: ['sub'],
@@ -24,18 +25,23 @@ export const tokenRequestSchema = {
   },
   response: {
     200: {
+      description: 'The signed ID token',
       type: 'object',
       required: ['id_token'],
       properties: { id_token: { type: 'string' } },
     },
-    ...errors,
+    400: invalidRequestResponse,
   },
 } as const;
 
 export const jwksSchema = {
+  operationId: 'getIdpJwks',
   summary: 'Public keys of the issuer',
+  tags: ['idp'],
+  security: SECURITY.public,
   response: {
     200: {
+      description: 'The JWK set',
       type: 'object',
       required: ['keys'],
       properties: {
@@ -46,6 +52,15 @@ export const jwksSchema = {
 } as const;
 
 export const discoverySchema = {
+  operationId: 'getIdpDiscovery',
   summary: 'OpenID Connect discovery document',
-  response: { 200: { type: 'object', additionalProperties: true } },
+  tags: ['idp'],
+  security: SECURITY.public,
+  response: {
+    200: {
+      description: 'The discovery document',
+      type: 'object',
+      additionalProperties: true,
+    },
+  },
 } as const;

@@ -1,4 +1,8 @@
-import { apiErrorSchema } from '../errors.js';
+import {
+  errorResponse,
+  invalidRequestResponse,
+  unauthorizedResponse,
+} from '../openapi/responses.js';
 
 /** Query parameters of `/authz/.jwt`, described for OpenAPI (items are free-form names). */
 export const authzQuerySchema = {
@@ -28,11 +32,29 @@ export const authzQuerySchema = {
   },
 } as const;
 
-/** Shared request headers of `/authz/.jwt`. */
-export const authzHeadersSchema = {
-  type: 'object',
-  properties: {
-    authorization: { type: 'string', description: 'IdToken <jwt> or ServiceKeyHash <hex>' },
+/**
+ * The form body of `POST /authz/.jwt` (and main's `/authz/.json`), for OpenAPI only (route
+ * `x-request-body`, docs/conformance.md "OpenAPI conventions"): the route reads the raw text, in
+ * order, like the query; a POST without a body uses the query alone.
+ */
+export const authzFormBody = {
+  required: false,
+  description:
+    'The same parameters as the query string (items and reserved names), e.g. `ItemA&hw=pc-1`; ' +
+    'merged after the query parameters.',
+  content: {
+    'application/x-www-form-urlencoded': {
+      schema: {
+        type: 'object',
+        additionalProperties: { type: 'string' },
+        properties: Object.fromEntries(
+          Object.entries(authzQuerySchema.properties).map(([name, property]) => {
+            const { description } = property as { description?: string };
+            return [name, { type: 'string', ...(description ? { description } : {}) }];
+          }),
+        ),
+      },
+    },
   },
 } as const;
 
@@ -53,6 +75,7 @@ export const jwkSchema = {
 
 /** `{ keys: [...] }`. */
 export const jwksResponseSchema = {
+  description: 'The JWK set',
   type: 'object',
   required: ['keys'],
   properties: { keys: { type: 'array', items: jwkSchema } },
@@ -61,7 +84,24 @@ export const jwksResponseSchema = {
 /** The 200 answer of `/authz/.jwt`: tokens joined by `&`. */
 export const authzResponse = {
   description: 'One compact JWS per requested item, in request order, joined by `&`',
-  content: { 'application/jwt': { schema: { type: 'string' } } },
+  content: {
+    'application/jwt': {
+      schema: {
+        type: 'string',
+        pattern:
+          '^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+(&[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+)*$',
+      },
+    },
+  },
 } as const;
 
-export { apiErrorSchema };
+/** The error answers every `/authz/.jwt` shares (the standby adds its 403). */
+export const authzErrors = {
+  400: invalidRequestResponse,
+  401: unauthorizedResponse,
+} as const;
+
+/** 403 of a standby route while it is dormant. */
+export const dormantResponse = errorResponse(
+  '`standby_dormant`: the standby is dormant (status checks still answer)',
+);

@@ -1,54 +1,65 @@
 import { CLAIM_NAMES } from '../licensing/parse-authz-request.js';
 import {
-  apiErrorSchema,
-  authzHeadersSchema,
+  authzErrors,
+  authzFormBody,
   authzQuerySchema,
   authzResponse,
   jwksResponseSchema,
 } from '../licensing/schemas.js';
+import { invalidRequestResponse, SECURITY, unauthorizedResponse } from '../openapi/responses.js';
 
+/** GET and POST `/authz/.jwt` (`requestMainLeasesGet`, `requestMainLeasesPost`). */
 export const authzSchema = {
-  summary:
-    'Consume, renew or release leases against the catalogue (IdToken, Bearer or ServiceKeyHash)',
+  operationId: 'requestMainLeases',
+  summary: 'Consume, renew or release leases against the catalogue',
   description:
     'Unknown items answer 200 with a token carrying `<item>_errorCode: noLicenseFound` and ' +
     '`<item>_errorMessage` instead of `<item>: true`.',
   tags: ['main'],
+  security: SECURITY.mainCaller,
   querystring: authzQuerySchema,
-  headers: authzHeadersSchema,
-  response: { 200: authzResponse, 400: apiErrorSchema, 401: apiErrorSchema },
+  'x-request-body': authzFormBody,
+  response: { 200: authzResponse, ...authzErrors },
 } as const;
 
+/** GET and POST `/authz/.json` (`requestMainLeaseClaimsGet`, `requestMainLeaseClaimsPost`). */
 export const authzJsonSchema = {
-  summary:
-    'The JSON form of /authz/.jwt: the claims of one item, or of a release, unsigned (IdToken, Bearer or ServiceKeyHash)',
+  operationId: 'requestMainLeaseClaims',
+  summary: 'The JSON form of /authz/.jwt: the claims of one item, or of a release, unsigned',
   description:
     'Same parameters and authentication as `/authz/.jwt`. Answers the claims object the token ' +
     'would carry: for a release `{ "<leaseId>": true, iss, sub, iat, exp }`, for a consume of one ' +
     "item that item's claims (a denied item: `<item>_errorCode: noLicenseFound`). More than one " +
     'item: 400 `invalid_request`. The standby has no JSON form (404).',
   tags: ['main'],
+  security: SECURITY.mainCaller,
   querystring: authzQuerySchema,
-  headers: authzHeadersSchema,
+  'x-request-body': authzFormBody,
   response: {
-    200: { type: 'object', additionalProperties: true },
-    400: apiErrorSchema,
-    401: apiErrorSchema,
+    200: {
+      description: 'The claims the token would carry',
+      type: 'object',
+      additionalProperties: true,
+    },
+    ...authzErrors,
   },
 } as const;
 
 export const jwksSchema = {
-  summary: 'The main signing key with its x5c chain (public)',
+  operationId: 'getMainJwks',
+  summary: 'The main signing key with its x5c chain',
   tags: ['main'],
+  security: SECURITY.public,
   response: { 200: jwksResponseSchema },
 } as const;
 
 /** `POST /licensing/actions/checkout`: at most `maxItems` lines (the `maxItemsPerRequest` limit). */
 export const checkoutSchema = (maxItems: number) =>
   ({
-    summary: 'Check out licenses with an ID token (IdToken or Bearer)',
+    operationId: 'checkoutMainLicenses',
+    summary: 'Check out licenses with an ID token',
     tags: ['main'],
-    headers: authzHeadersSchema,
+    security: SECURITY.user,
     querystring: {
       type: 'object',
       additionalProperties: false,
@@ -86,6 +97,7 @@ export const checkoutSchema = (maxItems: number) =>
     },
     response: {
       200: {
+        description: 'One result per line, in order',
         type: 'array',
         items: {
           type: 'object',
@@ -99,8 +111,7 @@ export const checkoutSchema = (maxItems: number) =>
           },
         },
       },
-      400: apiErrorSchema,
-      401: apiErrorSchema,
-      415: apiErrorSchema,
+      400: invalidRequestResponse,
+      401: unauthorizedResponse,
     },
   }) as const;

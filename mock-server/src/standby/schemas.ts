@@ -1,56 +1,85 @@
 import {
-  apiErrorSchema,
-  authzHeadersSchema,
+  authzErrors,
+  authzFormBody,
   authzQuerySchema,
   authzResponse,
+  dormantResponse,
   jwksResponseSchema,
 } from '../licensing/schemas.js';
-
-const managementHeaders = {
-  type: 'object',
-  properties: { 'service-apikey': { type: 'string', description: 'Management API key' } },
-} as const;
+import { invalidApiKeyResponse, SECURITY, unauthorizedResponse } from '../openapi/responses.js';
 
 const booleanResponse = { type: 'boolean' } as const;
 
+/**
+ * PATCH, POST and PUT `/enabled`: one route, so one operation per method in the document
+ * (`enableStandbyPatch`, ...; docs/conformance.md "OpenAPI conventions").
+ */
 export const enableSchema = {
-  summary: 'Enable the standby (management, Service-ApiKey)',
+  operationId: 'enableStandby',
+  summary: 'Enable the standby (management)',
+  description:
+    'Answers `true` at once; the state changes after the propagation delay (`--propagation-delay-ms`).',
   tags: ['standby'],
-  headers: managementHeaders,
-  response: { 200: booleanResponse, 401: apiErrorSchema },
+  security: SECURITY.management,
+  response: {
+    200: { ...booleanResponse, description: 'Always `true`' },
+    401: invalidApiKeyResponse,
+  },
 } as const;
 
 export const disableSchema = {
-  summary: 'Disable the standby (management, Service-ApiKey)',
+  operationId: 'disableStandby',
+  summary: 'Disable the standby (management)',
+  description:
+    'Answers `true` at once; the state changes after the propagation delay (`--propagation-delay-ms`).',
   tags: ['standby'],
-  headers: managementHeaders,
-  response: { 200: booleanResponse, 401: apiErrorSchema },
+  security: SECURITY.management,
+  response: {
+    200: { ...booleanResponse, description: 'Always `true`' },
+    401: invalidApiKeyResponse,
+  },
 } as const;
 
 export const enabledStatusSchema = {
-  summary: 'Status check: is the standby enabled? (Authorization)',
+  operationId: 'getStandbyEnabled',
+  summary: 'Status check: is the standby enabled?',
   tags: ['standby'],
-  headers: authzHeadersSchema,
-  response: { 200: booleanResponse, 401: apiErrorSchema },
+  security: SECURITY.standbyCaller,
+  response: {
+    200: { ...booleanResponse, description: '`true` while active' },
+    401: unauthorizedResponse,
+  },
 } as const;
 
 export const disabledSchema = {
-  summary:
-    'With Service-ApiKey: disable the standby (management). Without: status check, is it disabled?',
+  operationId: 'getStandbyDisabled',
+  summary: 'Status check: is the standby disabled? With the management key: disable it',
+  description:
+    'With the management key header this is a management call that disables the standby and ' +
+    'answers `true`; without it, a status check with `Authorization`.',
   tags: ['standby'],
-  headers: {
-    type: 'object',
-    properties: { ...managementHeaders.properties, ...authzHeadersSchema.properties },
+  security: SECURITY.managementOrStandbyCaller,
+  response: {
+    200: {
+      ...booleanResponse,
+      description: '`true` while dormant (status), or `true` (management)',
+    },
+    401: {
+      ...unauthorizedResponse,
+      description:
+        '`invalid_api_key` (management key given and wrong), else `unauthorized` or `invalid_token` with `WWW-Authenticate`',
+    },
   },
-  response: { 200: booleanResponse, 401: apiErrorSchema },
 } as const;
 
 export const signingKeySchema = {
-  summary: 'Generate a signing key (new default) with its own root certificate',
+  operationId: 'createStandbySigningKey',
+  summary: 'Generate a signing key (the new default) with its own root certificate',
   tags: ['standby'],
-  headers: managementHeaders,
+  security: SECURITY.management,
   response: {
     201: {
+      description: 'The new key and its certificates',
       type: 'object',
       required: ['keyId', 'rootCertificate', 'signingCertificate', 'notBefore', 'notAfter'],
       properties: {
@@ -61,32 +90,44 @@ export const signingKeySchema = {
         notAfter: { type: 'string', format: 'date-time' },
       },
     },
-    401: apiErrorSchema,
+    401: invalidApiKeyResponse,
   },
 } as const;
 
 export const jwksSchema = {
-  summary: 'Every signing key, newest first, with x5c (Authorization; 403 while dormant)',
+  operationId: 'getStandbyJwks',
+  summary: 'Every signing key, newest first, with its x5c chain',
   tags: ['standby'],
-  headers: authzHeadersSchema,
-  response: { 200: jwksResponseSchema, 401: apiErrorSchema, 403: apiErrorSchema },
+  security: SECURITY.standbyCaller,
+  response: { 200: jwksResponseSchema, 401: unauthorizedResponse, 403: dormantResponse },
 } as const;
 
+/** GET and POST `/authz/.jwt` (`requestStandbyLeasesGet`, `requestStandbyLeasesPost`). */
 export const authzSchema = {
-  summary: 'Consume, renew or release leases (Authorization; 403 while dormant)',
+  operationId: 'requestStandbyLeases',
+  summary: 'Consume, renew or release leases',
   tags: ['standby'],
+  security: SECURITY.standbyCaller,
   querystring: authzQuerySchema,
   headers: {
     type: 'object',
     properties: {
-      ...authzHeadersSchema.properties,
-      'service-signingkeyid': { type: 'string', description: 'Signing key to use' },
+      'service-signingkeyid': {
+        type: 'string',
+        description:
+          'Sign with this key (a `keyId`) instead of the newest (wire name configurable)',
+      },
     },
   },
+  'x-request-body': authzFormBody,
   response: {
     200: authzResponse,
-    400: apiErrorSchema,
-    401: apiErrorSchema,
-    403: apiErrorSchema,
+    ...authzErrors,
+    400: {
+      ...authzErrors[400],
+      description:
+        '`invalid_request`, or `unknown_signing_key` for an unknown Service-SigningKeyId',
+    },
+    403: dormantResponse,
   },
 } as const;

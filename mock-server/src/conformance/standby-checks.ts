@@ -122,7 +122,9 @@ async function ensureChain(jwk: Jwk, what: string): Promise<void> {
 /** Black-box checks of a standby licensing service. */
 export const standbyChecks: Check[] = [
   {
+    id: 'standby.status.opposite-booleans',
     section: 'Standby: status checks',
+    service: 'standby',
     rule: 'GET /enabled and GET /disabled answer 200 with opposite JSON booleans',
     async run(ctx) {
       const enabled = await statusCheck(ctx, '/enabled');
@@ -131,7 +133,9 @@ export const standbyChecks: Check[] = [
     },
   },
   {
+    id: 'standby.auth.missing-authorization',
     section: 'Standby: authentication',
+    service: 'standby',
     rule: 'a request without Authorization gets 401 ApiError unauthorized and WWW-Authenticate naming both schemes',
     async run(ctx) {
       const res = await ctx.fetch(url(ctx, '/enabled'));
@@ -144,7 +148,9 @@ export const standbyChecks: Check[] = [
     },
   },
   {
+    id: 'standby.auth.garbage-credentials',
     section: 'Standby: authentication',
+    service: 'standby',
     rule: 'a garbage ID token and an unknown scheme get 401 ApiError invalid_token',
     async run(ctx) {
       for (const authorization of [
@@ -159,7 +165,9 @@ export const standbyChecks: Check[] = [
     },
   },
   {
+    id: 'standby.auth.unsigned-algorithms',
     section: 'Standby: authentication',
+    service: 'standby',
     rule: 'ID tokens with alg none or HS256 are refused with 401',
     needs: ['idTokenSigner'],
     async run(ctx) {
@@ -178,7 +186,9 @@ export const standbyChecks: Check[] = [
     },
   },
   {
+    id: 'standby.auth.bad-id-token-claims',
     section: 'Standby: authentication',
+    service: 'standby',
     rule: 'an ID token with a bad signature, wrong iss, aud without the client id, or iat in the future is refused',
     needs: ['idTokenSigner'],
     async run(ctx) {
@@ -202,7 +212,9 @@ export const standbyChecks: Check[] = [
     },
   },
   {
+    id: 'standby.auth.id-token-grace',
     section: 'Standby: authentication',
+    service: 'standby',
     rule: 'an ID token 23 h past exp is accepted (24 h grace) and one 25 h past exp is refused',
     needs: ['idTokenSigner'],
     async run(ctx) {
@@ -224,7 +236,9 @@ export const standbyChecks: Check[] = [
     },
   },
   {
+    id: 'standby.auth.service-key-hash',
     section: 'Standby: authentication',
+    service: 'standby',
     rule: 'ServiceKeyHash is accepted in lower and upper case hex, a wrong hash is refused',
     needs: ['serviceKeyHash'],
     async run(ctx) {
@@ -243,7 +257,9 @@ export const standbyChecks: Check[] = [
     },
   },
   {
+    id: 'standby.management.wrong-api-key',
     section: 'Standby: management',
+    service: 'standby',
     rule: 'a management call with a wrong Service-ApiKey gets 401 ApiError invalid_api_key and changes nothing',
     async run(ctx) {
       const before = await statusCheck(ctx, '/enabled');
@@ -266,7 +282,9 @@ export const standbyChecks: Check[] = [
     },
   },
   {
+    id: 'standby.management.enable-disable',
     section: 'Standby: management',
+    service: 'standby',
     rule: 'PATCH, POST and PUT /enabled enable, answering 200 true; GET /disabled with the key disables',
     needs: ['management'],
     async run(ctx) {
@@ -288,7 +306,9 @@ export const standbyChecks: Check[] = [
     },
   },
   {
+    id: 'standby.dormant.refuses-leases',
     section: 'Standby: dormant state',
+    service: 'standby',
     rule: 'while dormant, /authz/.jwt and JWKS answer 403 standby_dormant and status checks still answer',
     needs: ['management'],
     async run(ctx) {
@@ -323,7 +343,9 @@ export const standbyChecks: Check[] = [
     },
   },
   {
+    id: 'standby.authz.consume',
     section: 'Standby: /authz/.jwt',
+    service: 'standby',
     rule: 'consume answers application/jwt, one RS256 token per item in request order joined by &',
     async run(ctx) {
       await requireActive(ctx);
@@ -343,7 +365,9 @@ export const standbyChecks: Check[] = [
     },
   },
   {
+    id: 'standby.authz.claims',
     section: 'Standby: /authz/.jwt',
+    service: 'standby',
     rule: 'tokens carry lic (unique per item), jti, iss, sub, iat, exp = iat + 8 h, rfr = iat + 75 % and the echoes',
     async run(ctx) {
       await requireActive(ctx);
@@ -370,7 +394,9 @@ export const standbyChecks: Check[] = [
     },
   },
   {
+    id: 'standby.authz.license-and-lease-ids',
     section: 'Standby: /authz/.jwt',
+    service: 'standby',
     rule: 'a requested licenseId is echoed in lic; a renewal keeps the lease id in jti',
     async run(ctx) {
       await requireActive(ctx);
@@ -395,7 +421,9 @@ export const standbyChecks: Check[] = [
     },
   },
   {
+    id: 'standby.authz.form-post',
     section: 'Standby: /authz/.jwt',
+    service: 'standby',
     rule: 'POST with an application/x-www-form-urlencoded body behaves like GET',
     async run(ctx) {
       await requireActive(ctx);
@@ -410,7 +438,9 @@ export const standbyChecks: Check[] = [
     },
   },
   {
+    id: 'standby.authz.release',
     section: 'Standby: /authz/.jwt',
+    service: 'standby',
     rule: 'release answers one token with <leaseId>: true per id, and never fails for unknown ids',
     async run(ctx) {
       await requireActive(ctx);
@@ -422,7 +452,9 @@ export const standbyChecks: Check[] = [
     },
   },
   {
+    id: 'standby.authz.bad-requests',
     section: 'Standby: /authz/.jwt',
+    service: 'standby',
     rule: 'a request naming no item answers 400 ApiError; an unknown Service-SigningKeyId answers 400 unknown_signing_key',
     async run(ctx) {
       await requireActive(ctx);
@@ -440,7 +472,9 @@ export const standbyChecks: Check[] = [
     },
   },
   {
+    id: 'standby.jwks.certificate-chains',
     section: 'Standby: signing keys and JWKS',
+    service: 'standby',
     rule: 'every JWK is RSA/sig/RS256 with n, e and x5c = [signing, root]: chain valid, 5 years, x5c[0] modulus = n',
     async run(ctx) {
       await requireActive(ctx);
@@ -455,7 +489,9 @@ export const standbyChecks: Check[] = [
     },
   },
   {
+    id: 'standby.jwks.tokens-verify',
     section: 'Standby: signing keys and JWKS',
+    service: 'standby',
     rule: 'lease tokens verify with the JWK named by their kid',
     async run(ctx) {
       await requireActive(ctx);
@@ -466,7 +502,9 @@ export const standbyChecks: Check[] = [
     },
   },
   {
+    id: 'standby.jwks.key-rotation',
     section: 'Standby: signing keys and JWKS',
+    service: 'standby',
     rule: 'POST /signing-keys answers 201 with keyId and certificates; the new key becomes default, the old one still signs when pinned',
     needs: ['management'],
     async run(ctx) {

@@ -103,7 +103,9 @@ async function walk(
 /** Black-box checks of an event data service. Writes need --allow-management. */
 export const eventChecks: Check[] = [
   {
+    id: 'events.write.single-event',
     section: 'Events: write',
+    service: 'events',
     rule: 'a single event is stored (201, empty body) with a generated UUID eventId and its fields kept',
     needs: ['management'],
     async run(ctx) {
@@ -122,7 +124,9 @@ export const eventChecks: Check[] = [
     },
   },
   {
+    id: 'events.write.all-or-nothing',
     section: 'Events: write',
+    service: 'events',
     rule: 'invalid events get 400 invalid_request and a batch with one bad event writes nothing',
     needs: ['management'],
     async run(ctx) {
@@ -148,7 +152,9 @@ export const eventChecks: Check[] = [
     },
   },
   {
+    id: 'events.write.body-too-large',
     section: 'Events: write',
+    service: 'events',
     rule: 'a body over 1 MiB gets 413 request_too_large',
     needs: ['management'],
     async run(ctx) {
@@ -161,7 +167,9 @@ export const eventChecks: Check[] = [
     },
   },
   {
+    id: 'events.write.unsigned-jws',
     section: 'Events: write',
+    service: 'events',
     rule: 'a JWS with alg none or HS256, or a body that is not a JWS, is refused with a 4xx ApiError',
     needs: ['management'],
     async run(ctx) {
@@ -189,7 +197,9 @@ export const eventChecks: Check[] = [
     },
   },
   {
+    id: 'events.read-auth.missing-or-garbage-token',
     section: 'Events: read authorization',
+    service: 'events',
     rule: 'no Authorization gets 401 unauthorized; a garbage token 401 invalid_token',
     async run(ctx) {
       const feed = `${ctx.eventUrl}/get/${uniqueSource('auth')}`;
@@ -199,7 +209,9 @@ export const eventChecks: Check[] = [
     },
   },
   {
+    id: 'events.read-auth.claims-and-expiry',
     section: 'Events: read authorization',
+    service: 'events',
     rule: 'a valid token without a claim for the feed gets 403 forbidden; an expired one 401 invalid_token',
     needs: ['readerSigner'],
     async run(ctx) {
@@ -231,7 +243,9 @@ export const eventChecks: Check[] = [
     },
   },
   {
+    id: 'events.feeds.shape-and-timestamps',
     section: 'Events: feeds',
+    service: 'events',
     rule: 'a feed is [older, events ascending, newer]; eventReceived digits equal eventReceived_str; updateUrl = newer url',
     needs: ['management'],
     async run(ctx) {
@@ -270,7 +284,9 @@ export const eventChecks: Check[] = [
     },
   },
   {
+    id: 'events.feeds.object-feeds',
     section: 'Events: feeds',
+    service: 'events',
     rule: 'object feeds /get/<type>/<id> hold the events naming that object',
     needs: ['management'],
     async run(ctx) {
@@ -303,7 +319,9 @@ export const eventChecks: Check[] = [
     },
   },
   {
+    id: 'events.paging.walk-both-ways',
     section: 'Events: paging',
+    service: 'events',
     rule: 'following newer instructions from the start and older ones from the end each visit every event once, in order',
     needs: ['management'],
     async run(ctx) {
@@ -326,7 +344,9 @@ export const eventChecks: Check[] = [
     },
   },
   {
+    id: 'events.paging.newest',
     section: 'Events: paging',
+    service: 'events',
     rule: 'with after and no newest the page holds the oldest events; newest=true the newest',
     needs: ['management'],
     async run(ctx) {
@@ -357,7 +377,9 @@ export const eventChecks: Check[] = [
     },
   },
   {
+    id: 'events.paging.count-caps',
     section: 'Events: paging',
+    service: 'events',
     rule: 'maxEventCount defaults to 1000 and is capped at 10 000',
     needs: ['management'],
     async run(ctx) {
@@ -377,7 +399,9 @@ export const eventChecks: Check[] = [
     },
   },
   {
+    id: 'events.paging.bad-query',
     section: 'Events: paging',
+    service: 'events',
     rule: 'non-numeric or negative query values get 400 invalid_request',
     async run(ctx) {
       const source = uniqueSource('params');
@@ -396,7 +420,9 @@ export const eventChecks: Check[] = [
     },
   },
   {
+    id: 'events.long-poll.wakes-on-write',
     section: 'Events: long polling',
+    service: 'events',
     rule: 'a reader waiting with after and maxWaitMs returns the event written meanwhile; with none it returns an empty page',
     needs: ['management'],
     async run(ctx) {

@@ -1,5 +1,5 @@
 import { createHash, generateKeyPairSync, type KeyObject } from 'node:crypto';
-import { startServer } from '../../mock-server/src/server.js';
+import { startServer } from '../server.js';
 import { signJws } from './jwt.js';
 import type { ConformanceTarget } from './runner.js';
 
