@@ -32,14 +32,23 @@ module.exports = {
       to: { path: SDK, pathNot: `${SDK}(types|errors)\\.ts$|${layer('internal/')}` },
     },
     {
-      name: 'sdk-options-and-events-stay-low',
+      name: 'sdk-options-and-hooks-stay-low',
       severity: 'error',
-      comment: 'options.ts and client-hooks.ts import only the bottom layer (and each other).',
-      from: { path: `${SDK}(options|client-hooks)\\.ts$` },
+      comment:
+        'options/ (every option resolved once) and client-hooks.ts import only the bottom layer (and each other).',
+      from: { path: `${layer('options/')}|${SDK}client-hooks\\.ts$`, pathNot: '\\.test\\.ts$' },
       to: {
         path: SDK,
-        pathNot: `${SDK}(types|errors|options|client-hooks)\\.ts$|${layer('internal/')}`,
+        pathNot: `${SDK}(types|errors|client-hooks)\\.ts$|${layer('(internal|options)/')}`,
       },
+    },
+    {
+      name: 'mock-shares-only-the-wire-names',
+      severity: 'error',
+      comment:
+        'The mock server imports exactly one SDK file: the wire names (one source of truth, bundled).',
+      from: { path: MOCK },
+      to: { path: SDK, pathNot: `${SDK}internal/wire-names\\.ts$` },
     },
     {
       name: 'sdk-auth-and-lease-below-transport',

@@ -83,18 +83,18 @@ export {
   type WebStorageLeaseStoreOptions,
   type WebStorageLike,
 } from './lease/web-storage-lease-store.js';
-export {
-  type BreakerOptions,
-  DEFAULTS,
-  type FailoverOptions,
-  type IdTokenAuthOptions,
-  type LicensingAuthOptions,
-  type LicensingClientOptions,
-  type ServiceKeyHashAuthOptions,
-  type ServicePublicKeyAuthOptions,
-  type TrustOptions,
-  type WireNameOptions,
-} from './options.js';
+export { DEFAULTS } from './options/defaults.js';
+export type {
+  BreakerOptions,
+  FailoverOptions,
+  IdTokenAuthOptions,
+  LicensingAuthOptions,
+  LicensingClientOptions,
+  ServiceKeyHashAuthOptions,
+  ServicePublicKeyAuthOptions,
+  TrustOptions,
+  WireNameOptions,
+} from './options/licensing-client.js';
 
 // --- event feeds ---
 
@@ -136,10 +136,8 @@ export {
 export type { FeedSelector } from './events/feed-selector.js';
 export type { FollowOptions, FollowRetryInfo } from './events/follow-feed.js';
 export type { PutAllOptions, PutAllResult } from './events/put-all.js';
-export type { EventSigner, NewEvent, PutOptions } from './events/put-events.js';
+export type { NewEvent, PutOptions } from './events/put-events.js';
 export type { FeedPage, ReadOptions } from './events/read-feed.js';
-export type { EventReadAuth, EventReadKey, EventReadTokenProvider } from './events/read-token.js';
-export type { EventSigningAlgorithm, PrivateKeyInput } from './events/signing-key.js';
 export {
   compareTimestamps,
   type EventTimestamp,
@@ -147,3 +145,11 @@ export {
   timestampFromDate,
   timestampToDate,
 } from './events/timestamp.js';
+export type {
+  EventReadAuth,
+  EventReadKey,
+  EventReadTokenProvider,
+  EventSigner,
+  EventSigningAlgorithm,
+  PrivateKeyInput,
+} from './options/event-client.js';

@@ -10,7 +10,7 @@ import { createMemoryLeaseStore } from '../../sdk/src/lease/memory-lease-store.j
 import {
   type LicensingClientOptions,
   resolveLicensingClientOptions,
-} from '../../sdk/src/options.js';
+} from '../../sdk/src/options/licensing-client.js';
 import { answerAuthz, fakeServices, storeWithFakeKeys } from './fake-licensing.js';
 
 export const MAIN = 'http://main.test';

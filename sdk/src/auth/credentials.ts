@@ -1,7 +1,8 @@
 import type { LicensingEventHub } from '../client-hooks.js';
-import type { ResolvedAuth } from '../options.js';
+import { DEFAULTS } from '../options/defaults.js';
+import type { ResolvedAuth } from '../options/licensing-client.js';
 import type { LicensingLogger, LicensingService } from '../types.js';
-import { createIdTokenSource, type IdTokenSource } from './id-token-source.js';
+import { createResolvedIdTokenSource, type IdTokenSource } from './id-token-source.js';
 import { computeServiceKeyHash } from './service-key-hash.js';
 
 /** Options of a credentials request. */
@@ -45,14 +46,15 @@ export function createCredentials(deps: CredentialsDeps): Credentials {
   if (auth.kind === 'idToken') {
     const idTokens =
       deps.idTokens ??
-      createIdTokenSource({
+      createResolvedIdTokenSource({
         provider: auth.provider,
+        store: auth.store,
         now: deps.now,
         graceMs: auth.graceMs,
+        refreshSkewMs: DEFAULTS.auth.refreshSkewMs,
         providerTimeoutMs: auth.providerTimeoutMs,
         providerRetryMs: auth.providerRetryMs,
         onStoreError: (error) => deps.logger?.warn('the ID-token store failed', error),
-        ...(auth.store ? { store: auth.store } : {}),
       });
     return {
       refreshable: true,

@@ -2,12 +2,16 @@ import { decodeJwt } from 'jose';
 import { isLicensingError, LicensingError } from '../errors.js';
 import { abortable } from '../internal/abortable.js';
 import { formatTime } from '../internal/format-time.js';
-import { option } from '../internal/validate-option.js';
-import { DEFAULTS, MAX_GRACE_MS } from '../options.js';
+import {
+  type IdTokenSourceOptions,
+  type ResolvedIdTokenSourceOptions,
+  resolveIdTokenSourceOptions,
+} from '../options/id-token-source.js';
 import type { IdTokenResult, IdTokenStore, LicensingService } from '../types.js';
 import { isWithinGrace } from './id-token-grace.js';
 import { createMemoryIdTokenStore } from './memory-id-token-store.js';
 
+export type { IdTokenSourceOptions } from '../options/id-token-source.js';
 export type { IdTokenResult, IdTokenStore } from '../types.js';
 
 /**
@@ -33,36 +37,6 @@ export interface IdTokenSource {
   ): Promise<IdTokenResult>;
   /** The last good token's `exp` in ms, or undefined (read-only state getter). */
   readonly expiresAt: number | undefined;
-}
-
-/** Options of {@link createIdTokenSource}. */
-export interface IdTokenSourceOptions {
-  /** The app's ID-token provider (e.g. its OIDC client's silent refresh). Called only when needed. */
-  provider: () => string | Promise<string>;
-  /** Where the last good token is kept. Default: memory only ({@link createMemoryIdTokenStore}). */
-  store?: IdTokenStore;
-  /** Clock in ms since the epoch. Default: `Date.now`. */
-  now?: () => number;
-  /**
-   * How long after `exp` the standby still accepts a token, in ms, at most the spec's 24 h.
-   * Default: 86 400 000 (24 h).
-   */
-  graceMs?: number;
-  /** A token counts as expired this many ms before its `exp`, to cover clock skew and latency. Default: 30 000. */
-  refreshSkewMs?: number;
-  /** Called when the store fails to load or save (the source carries on in memory). Default: ignore. */
-  onStoreError?: (error: unknown) => void;
-  /**
-   * How long a caller waits for the provider before treating it as failed, in ms (the call goes
-   * on, and a token it returns later is kept). Default: 10 000.
-   */
-  providerTimeoutMs?: number;
-  /**
-   * After the provider fails, how long to use the fallback without asking it again, in ms, so an
-   * identity provider that is down with the main service does not slow every standby call.
-   * Default: 30 000.
-   */
-  providerRetryMs?: number;
 }
 
 interface CachedToken {
@@ -105,27 +79,15 @@ class DefaultIdTokenSource implements IdTokenSource {
   #started = 0;
   #applied = 0;
 
-  constructor(options: IdTokenSourceOptions) {
-    const defaults = DEFAULTS.auth;
-    option.requireFn('provider', options.provider);
+  constructor(options: ResolvedIdTokenSourceOptions) {
     this.#provider = options.provider;
     this.#store = options.store ?? createMemoryIdTokenStore();
-    this.#now = option.fn('now', options.now, Date.now);
-    this.#graceMs = option.number('graceMs', options.graceMs, defaults.graceMs, {
-      max: MAX_GRACE_MS,
-    });
-    this.#skewMs = option.number('refreshSkewMs', options.refreshSkewMs, defaults.refreshSkewMs);
-    this.#onStoreError = option.fn('onStoreError', options.onStoreError, () => {});
-    this.#providerTimeoutMs = option.number(
-      'providerTimeoutMs',
-      options.providerTimeoutMs,
-      defaults.providerTimeoutMs,
-    );
-    this.#providerRetryMs = option.number(
-      'providerRetryMs',
-      options.providerRetryMs,
-      defaults.providerRetryMs,
-    );
+    this.#now = options.now;
+    this.#graceMs = options.graceMs;
+    this.#skewMs = options.refreshSkewMs;
+    this.#onStoreError = options.onStoreError;
+    this.#providerTimeoutMs = options.providerTimeoutMs;
+    this.#providerRetryMs = options.providerRetryMs;
   }
 
   get expiresAt(): number | undefined {
@@ -320,5 +282,10 @@ function noTokenAtAll(providerError: LicensingError): LicensingError {
  * const { token, inGrace } = await idTokens.get('standby');
  */
 export function createIdTokenSource(options: IdTokenSourceOptions): IdTokenSource {
+  return new DefaultIdTokenSource(resolveIdTokenSourceOptions(options));
+}
+
+/** An {@link IdTokenSource} from options already resolved (the licensing client's `auth`). */
+export function createResolvedIdTokenSource(options: ResolvedIdTokenSourceOptions): IdTokenSource {
   return new DefaultIdTokenSource(options);
 }

@@ -14,7 +14,7 @@ import {
   type LicensingClientOptions,
   type ResolvedLicensingClientOptions,
   resolveLicensingClientOptions,
-} from '../options.js';
+} from '../options/licensing-client.js';
 import { createLicensingTransport } from '../transport/licensing-transport.js';
 import type { LicensingService } from '../types.js';
 import { checkout } from './checkout.js';

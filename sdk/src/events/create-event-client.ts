@@ -1,37 +1,16 @@
 import { LicensingError } from '../errors.js';
-import { option } from '../internal/validate-option.js';
-import { DEFAULTS, resolveFetch } from '../options.js';
+import { type EventClientOptions, resolveEventClientOptions } from '../options/event-client.js';
 import { createFetchAttempt } from '../transport/fetch-attempt.js';
 import type { FeedEvent } from './event-kinds.js';
 import type { EventServiceContext } from './feed-page.js';
 import type { FeedSelector } from './feed-selector.js';
 import { type FollowOptions, followFeed } from './follow-feed.js';
 import { type PutAllOptions, type PutAllResult, putAllEvents } from './put-all.js';
-import { type EventSigner, type NewEvent, type PutOptions, putEvents } from './put-events.js';
+import { type NewEvent, type PutOptions, putEvents } from './put-events.js';
 import { type FeedPage, type ReadOptions, readFeedEvents, readFeedPages } from './read-feed.js';
-import { MAX_PAGE_SIZE } from './read-options.js';
-import { createReadTokenSource, type EventReadAuth } from './read-token.js';
+import { createReadTokenSource } from './read-token.js';
 
-/** Options of {@link createEventClient}. */
-export interface EventClientOptions {
-  /** Base URL of the event service, e.g. `http://127.0.0.1:8787/events`. */
-  eventUrl: string;
-  /**
-   * Read authorization: `{ token }` (a ready Bearer token provider) or `{ privateKey, alg?, kid?,
-   * ttlMs?, scope? }` (the SDK signs short-lived read JWTs). Default: no `Authorization` header.
-   */
-  auth?: EventReadAuth;
-  /** Default signer of {@link EventClient.put}. */
-  signer?: EventSigner;
-  /** Events per read request (`maxEventCount`), 1 to 10 000. Default 1000. */
-  pageSize?: number;
-  /** Per-request timeout, in ms (long polls add their `maxWaitMs`). Default 30 000. */
-  timeoutMs?: number;
-  /** The `fetch` to use, called as a plain function at call time. Default `globalThis.fetch`. */
-  fetch?: typeof fetch;
-  /** Clock for token lifetimes and `Retry-After` dates, ms since the epoch. Default `Date.now`. */
-  now?: () => number;
-}
+export type { EventClientOptions } from '../options/event-client.js';
 
 /** A `collect` call: {@link ReadOptions} with a required `limit`. */
 export type CollectOptions = ReadOptions & { limit: number };
@@ -107,8 +86,6 @@ export interface EventClient {
   ): Promise<PutAllResult>;
 }
 
-const ALLOWED = ['eventUrl', 'auth', 'signer', 'pageSize', 'timeoutMs', 'fetch', 'now'];
-
 /**
  * Creates a client for the event data service. Runs anywhere with `fetch` and WebCrypto.
  * Option errors throw an `InvalidOptionError` (a `TypeError`) naming the option.
@@ -125,35 +102,17 @@ const ALLOWED = ['eventUrl', 'auth', 'signer', 'pageSize', 'timeoutMs', 'fetch',
  * }
  */
 export function createEventClient(options: EventClientOptions): EventClient {
-  const o = option.object('options', options);
-  option.knownKeys('', o, ALLOWED);
-  const d = DEFAULTS.events;
-  const eventUrl = resolveEventUrl(options.eventUrl);
-  const send = createFetchAttempt(resolveFetch('fetch', options.fetch));
-  const now = option.fn('now', options.now, Date.now);
-  const pageSize = option.number('pageSize', options.pageSize, d.pageSize, {
-    min: 1,
-    max: MAX_PAGE_SIZE,
-    integer: true,
-  });
-  const timeoutMs = option.number('timeoutMs', options.timeoutMs, d.timeoutMs, { min: 1 });
-  if (options.signer !== undefined) option.object('signer', options.signer);
-
+  const { eventUrl, now, timeoutMs, pageSize, auth, signer, fetch } =
+    resolveEventClientOptions(options);
+  const send = createFetchAttempt(fetch);
   const context: EventServiceContext = {
     eventUrl,
     send,
     now,
     timeoutMs,
-    readToken: createReadTokenSource(options.auth, now),
+    readToken: createReadTokenSource(auth, now),
   };
-  const putContext = {
-    eventUrl,
-    send,
-    now,
-    timeoutMs,
-    signer: options.signer,
-    keys: new WeakMap<EventSigner, Promise<CryptoKey>>(),
-  };
+  const putContext = { eventUrl, send, now, timeoutMs, signer, keys: new WeakMap() };
   const defaults = { pageSize };
 
   const pages = (feed: FeedSelector, readOptions?: ReadOptions) =>
@@ -176,18 +135,4 @@ export function createEventClient(options: EventClientOptions): EventClient {
     put: (events, putOptions) => putEvents(putContext, events, putOptions),
     putAll: (batches, putOptions) => putAllEvents(putContext, batches, putOptions),
   };
-}
-
-function resolveEventUrl(value: unknown): string {
-  if (typeof value !== 'string') option.fail('eventUrl', 'Expected `eventUrl` to be a URL string');
-  let url: URL;
-  try {
-    url = new URL(value as string);
-  } catch {
-    return option.fail('eventUrl', 'Expected `eventUrl` to be an absolute URL');
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    option.fail('eventUrl', 'Expected `eventUrl` to be an http(s) URL');
-  }
-  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
 }

@@ -2,7 +2,7 @@ import pRetry from 'p-retry';
 import { LicensingError } from '../errors.js';
 import { abortableDelay } from '../internal/abortable-delay.js';
 import { computeBackoffDelay } from '../internal/backoff.js';
-import { DEFAULTS } from '../options.js';
+import { DEFAULTS } from '../options/defaults.js';
 import type { FeedEvent } from './event-kinds.js';
 import {
   type EventServiceContext,

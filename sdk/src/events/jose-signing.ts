@@ -4,7 +4,7 @@
 // token provider never downloads it (docs/decisions/0020-lazy-event-signing.md).
 import { CompactSign, importJWK, importPKCS8, type JWTPayload, SignJWT } from 'jose';
 import { LicensingError } from '../errors.js';
-import type { EventSigningAlgorithm, PrivateKeyInput } from './signing-key.js';
+import type { EventSigningAlgorithm, PrivateKeyInput } from '../options/event-client.js';
 
 /**
  * Turns a {@link PrivateKeyInput} into a `CryptoKey` for `alg` (jose, WebCrypto: no Node APIs).

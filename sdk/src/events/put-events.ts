@@ -1,12 +1,12 @@
 import { LicensingError } from '../errors.js';
+import {
+  type EventSigner,
+  type ResolvedEventSigner,
+  resolveEventSigner,
+} from '../options/event-client.js';
 import { classifyOutcome, EXPECT_NONE } from '../transport/classify-outcome.js';
 import type { HttpSend } from '../transport/http-attempt.js';
 import { loadSigning } from './load-signing.js';
-import {
-  type EventSigningAlgorithm,
-  type PrivateKeyInput,
-  resolveAlgorithm,
-} from './signing-key.js';
 
 /** An event to write. The service sets `eventReceived` (and `eventId` when absent). */
 export interface NewEvent {
@@ -27,16 +27,6 @@ export interface NewEvent {
   [field: string]: unknown;
 }
 
-/** The key that signs written events as a compact JWS. */
-export interface EventSigner {
-  /** RSA private key whose public key the event service trusts for writes. */
-  privateKey: PrivateKeyInput;
-  /** Signature algorithm. Default `'RS256'`. */
-  alg?: EventSigningAlgorithm;
-  /** `kid` header value; the service then verifies with that key only. */
-  kid?: string;
-}
-
 /** Options of `put`. */
 export interface PutOptions {
   /** Signs the batch. Default: the client's `signer`. */
@@ -52,9 +42,10 @@ export interface PutContext {
   send: HttpSend;
   now: () => number;
   timeoutMs: number;
-  signer: EventSigner | undefined;
+  /** The client's default signer, validated. */
+  signer: ResolvedEventSigner | undefined;
   /** Imported keys per signer object, so a reused signer is imported once. */
-  keys: WeakMap<EventSigner, Promise<CryptoKey>>;
+  keys: WeakMap<object, Promise<CryptoKey>>;
 }
 
 /** Largest request body the service takes (DECISIONS.md: 1 MiB). */
@@ -73,14 +64,16 @@ export async function signEventBatch(
   const payload = Array.isArray(events) ? events : [events];
   if (payload.length === 0) throw invalid('put needs at least one event');
   payload.forEach(checkEvent);
-  const signer = signerOption ?? context.signer;
-  if (signer === undefined || typeof signer !== 'object') {
+  if (signerOption === undefined && context.signer === undefined) {
     throw invalid('put needs a signer: { privateKey, alg?, kid? } in its options or the client');
   }
-  const alg = resolveAlgorithm(signer.alg, 'signer.alg');
-  if (signer.kid !== undefined && typeof signer.kid !== 'string') {
-    throw invalid('signer.kid must be a string');
-  }
+  // A signer given to the call is checked here; the client's was checked at its creation.
+  const given: object = signerOption ?? (context.signer as ResolvedEventSigner);
+  const signer =
+    signerOption === undefined
+      ? (context.signer as ResolvedEventSigner)
+      : resolveEventSigner(signerOption, 'signer');
+  const { alg } = signer;
   let json: string;
   try {
     json = JSON.stringify(Array.isArray(events) ? payload : payload[0]);
@@ -90,11 +83,11 @@ export async function signEventBatch(
   // jose's signing code is loaded at first use (a lazy chunk for bundlers): reading feeds never
   // pays for it.
   const { importSigningKey, signCompactJws } = await loadSigning();
-  let key = context.keys.get(signer);
+  let key = context.keys.get(given);
   if (!key) {
     key = importSigningKey(signer.privateKey, alg, 'signer.privateKey');
-    context.keys.set(signer, key);
-    key.catch(() => context.keys.delete(signer));
+    context.keys.set(given, key);
+    key.catch(() => context.keys.delete(given));
   }
   const jws = await signCompactJws(
     new TextEncoder().encode(json),

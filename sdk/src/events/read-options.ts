@@ -1,8 +1,7 @@
 import { argument } from '../internal/validate-option.js';
 import { type EventTimestamp, parseTimestamp } from './timestamp.js';
 
-/** Largest `maxEventCount` the event service honours (DECISIONS.md). */
-export const MAX_PAGE_SIZE = 10_000;
+export { MAX_PAGE_SIZE } from '../options/event-client.js';
 
 /** Throws LicensingError INVALID_ARGUMENT unless `value` is an integer in [min, max]. */
 export function checkInteger(value: unknown, name: string, min: number, max: number): number {

@@ -1,7 +1,16 @@
 import { decodeJwt, exportPKCS8, generateKeyPair, jwtVerify } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { type EventReadAuth, resolveEventClientOptions } from '../options/event-client.js';
 import { resolveFeed } from './feed-selector.js';
-import { createReadTokenSource } from './read-token.js';
+import { createReadTokenSource as createFromResolved } from './read-token.js';
+
+/** Resolves `auth` as `createEventClient` does, then builds the token source. */
+function createReadTokenSource(auth: EventReadAuth, now: () => number) {
+  return createFromResolved(
+    resolveEventClientOptions({ eventUrl: 'http://e.test', auth }).auth,
+    now,
+  );
+}
 
 let keys: CryptoKeyPair;
 beforeAll(async () => {

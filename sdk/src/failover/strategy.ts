@@ -1,5 +1,5 @@
 import type { LicensingEventHub } from '../client-hooks.js';
-import type { ResolvedFailoverOptions } from '../options.js';
+import type { ResolvedFailoverOptions } from '../options/licensing-client.js';
 import type { LicensingTransport } from '../transport/licensing-transport.js';
 import type { LicensingService } from '../types.js';
 

@@ -58,6 +58,24 @@ describe('lease keeper', () => {
     await settle(client.close());
   });
 
+  it('renews no later than maxRefreshIntervalMs after the last renewal', async () => {
+    const main = authzHandler('main', ['ok']);
+    server.use(main.handler);
+    const { client } = keeperClient();
+    const { leases } = await settle(client.checkout(['ItemA']));
+    client.keepAlive(leases, { maxRefreshIntervalMs: 60_000, jitterRatio: 0 });
+    await vi.advanceTimersByTimeAsync(59_999);
+    expect(main.hits.count).toBe(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(main.hits.count).toBe(2);
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(main.hits.count).toBe(3);
+    expect(() => client.keepAlive(leases, { maxRefreshIntervalMs: 0 })).toThrow(
+      expect.objectContaining({ code: 'INVALID_ARGUMENT', option: 'maxRefreshIntervalMs' }),
+    );
+    await settle(client.close());
+  });
+
   it('spreads renewals over the last jitterRatio share of the wait, so a fleet does not renew at once', async () => {
     const main = authzHandler('main', ['ok']);
     server.use(main.handler);

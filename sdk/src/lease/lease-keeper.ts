@@ -1,29 +1,10 @@
 import type { LicensingEventHub } from '../client-hooks.js';
 import { isLicensingError, LicensingError } from '../errors.js';
 import { computeBackoffDelay } from '../internal/backoff.js';
-import { option } from '../internal/validate-option.js';
-import { DEFAULTS } from '../options.js';
+import { type LeaseKeeperOptions, resolveLeaseKeeperOptions } from '../options/lease-keeper.js';
 import type { CallOptions, CheckoutItem, CheckoutResult, Lease } from '../types.js';
 
-/** Settings of a lease keeper. Durations in ms. */
-export interface LeaseKeeperOptions {
-  /**
-   * Share of the wait until `refreshAt` taken off at random, so many apps do not renew in the
-   * same second. From 0 to 1. Default 0.1.
-   */
-  jitterRatio?: number;
-  /** First wait after a failed renewal, doubled per failure, with jitter, in ms. Default 1 000. */
-  retryBaseMs?: number;
-  /** Upper bound of the wait between failed renewals, in ms. Default 60 000. */
-  retryMaxMs?: number;
-  /** Release the kept leases on `close()`. Default true. */
-  releaseOnClose?: boolean;
-  /**
-   * Renew at the latest this long after the last renewal, in ms, even before `refreshAt` (to see a
-   * revocation or a failover sooner, or to make renewals visible in a demo). Default: none.
-   */
-  maxRefreshIntervalMs?: number;
-}
+export type { LeaseKeeperOptions } from '../options/lease-keeper.js';
 
 /** Keeps leases alive: renews each at its `refreshAt`, retries with backoff, never throws. */
 export interface LeaseKeeper {
@@ -73,21 +54,8 @@ export function createLeaseKeeper(
   host: LeaseKeeperDeps,
   options: LeaseKeeperOptions = {},
 ): LeaseKeeper {
-  const d = DEFAULTS.keeper;
-  option.knownKeys('keepAlive options', option.object('keepAlive options', options), [
-    ...Object.keys(d),
-    'maxRefreshIntervalMs',
-  ]);
-  const jitterRatio = option.number('jitterRatio', options.jitterRatio, d.jitterRatio, { max: 1 });
-  const retryBaseMs = option.number('retryBaseMs', options.retryBaseMs, d.retryBaseMs);
-  const retryMaxMs = option.number('retryMaxMs', options.retryMaxMs, d.retryMaxMs);
-  const releaseOnClose = option.boolean('releaseOnClose', options.releaseOnClose, d.releaseOnClose);
-  const maxIntervalMs = option.number(
-    'maxRefreshIntervalMs',
-    options.maxRefreshIntervalMs,
-    Number.POSITIVE_INFINITY,
-    { min: 1 },
-  );
+  const { jitterRatio, retryBaseMs, retryMaxMs, releaseOnClose, maxRefreshIntervalMs } =
+    resolveLeaseKeeperOptions(options);
   const entries = new Map<string, Entry>();
   let closed = false;
 
@@ -98,7 +66,7 @@ export function createLeaseKeeper(
   };
 
   const scheduleRefresh = (entry: Entry) => {
-    const wait = Math.min(maxIntervalMs, Math.max(0, entry.lease.refreshAt - host.now()));
+    const wait = Math.min(maxRefreshIntervalMs, Math.max(0, entry.lease.refreshAt - host.now()));
     arm(entry, wait - host.random() * jitterRatio * wait);
   };
 

@@ -1,14 +1,16 @@
-import type { RootExpiringInfo } from '../client-hooks.js';
 import { abortable } from '../internal/abortable.js';
-import { option } from '../internal/validate-option.js';
-import { DEFAULTS } from '../options.js';
-import type { JwksLoader, LeaseClaims, LicensingService, TrustedRoot } from '../types.js';
+import {
+  type LeaseVerifierOptions,
+  resolveLeaseVerifierOptions,
+} from '../options/lease-verifier.js';
+import type { LeaseClaims, LicensingService } from '../types.js';
 import { readLeaseToken } from './lease-token.js';
 import { createServiceKeys, type ServiceKeys } from './service-keys.js';
 import { parseTrustedRoots, watchRootExpiry } from './trusted-roots.js';
 import { checkLeaseClaims, soleGrantedItem, verifySignedToken } from './verify-lease.js';
 
 export type { RootExpiringInfo } from '../client-hooks.js';
+export type { LeaseVerifierOptions } from '../options/lease-verifier.js';
 export type { JwkSet, JwksLoader, LeaseClaims, TrustedRoot } from '../types.js';
 
 /** Options of {@link LeaseVerifier.verify}. */
@@ -27,28 +29,6 @@ export interface VerifyLeaseOptions {
  */
 export interface LeaseVerifier {
   verify(token: string, options: VerifyLeaseOptions): Promise<LeaseClaims>;
-}
-
-/** Options of {@link createLeaseVerifier}. */
-export interface LeaseVerifierOptions {
-  /** The root certificates embedded in the app; at least one. */
-  roots: TrustedRoot[];
-  /** Fetches a service's JWK set. */
-  loadJwks: JwksLoader;
-  /** Clock in ms since the epoch. Default: `Date.now`. */
-  now?: () => number;
-  /** Allowed clock difference for `exp`, `iat`, `nbf` and certificate validity, in ms. Default: 60 000. */
-  clockToleranceMs?: number;
-  /**
-   * After a JWKS refetch still lacks a `kid`, or its key failed the chain check, tokens with that
-   * `kid` fail without another fetch for this long, in ms (so a stream of bad tokens cannot
-   * hammer the service, while a corrected JWKS is picked up after it). Default: 30 000.
-   */
-  unknownKidCooldownMs?: number;
-  /** When set, every lease must carry this `hw` (bound to this device). Default: not checked. */
-  hardwareId?: string;
-  /** Called once per root that is within 90 days of its expiry (or past it). Default: none. */
-  onRootExpiring?: (info: RootExpiringInfo) => void;
 }
 
 /**
@@ -73,25 +53,16 @@ export interface LeaseVerifierOptions {
  * const claims = await verifier.verify(token, { service: 'standby', item: 'ItemA' });
  */
 export function createLeaseVerifier(options: LeaseVerifierOptions): LeaseVerifier {
-  option.requireFn('loadJwks', options.loadJwks);
-  const now = option.fn('now', options.now, Date.now);
-  const onRootExpiring = option.fn<LeaseVerifierOptions['onRootExpiring']>(
-    'onRootExpiring',
-    options.onRootExpiring,
-    undefined,
-  );
-  const toleranceMs = option.number(
-    'clockToleranceMs',
-    options.clockToleranceMs,
-    DEFAULTS.trust.clockToleranceMs,
-  );
-  const cooldownMs = option.number(
-    'unknownKidCooldownMs',
-    options.unknownKidCooldownMs,
-    DEFAULTS.trust.unknownKidCooldownMs,
-  );
-  const hardwareId = option.string('hardwareId', options.hardwareId);
-  const anchors = parseTrustedRoots(options.roots);
+  const {
+    roots,
+    loadJwks,
+    now,
+    clockToleranceMs: toleranceMs,
+    unknownKidCooldownMs: cooldownMs,
+    hardwareId,
+    onRootExpiring,
+  } = resolveLeaseVerifierOptions(options);
+  const anchors = parseTrustedRoots(roots);
   const checkRootExpiry = watchRootExpiry(anchors, now, onRootExpiring);
   checkRootExpiry();
   const keys = new Map<LicensingService, ServiceKeys>();
@@ -113,7 +84,7 @@ export function createLeaseVerifier(options: LeaseVerifierOptions): LeaseVerifie
     let fetch = fetches.get(service);
     if (!fetch) {
       fetch = (async () => {
-        const jwks = await options.loadJwks(service);
+        const jwks = await loadJwks(service);
         await source.merge(jwks, now());
       })().finally(() => fetches.delete(service));
       fetches.set(service, fetch);

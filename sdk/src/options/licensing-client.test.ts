@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULTS, type LicensingClientOptions, resolveLicensingClientOptions } from './options.js';
+import { DEFAULTS } from './defaults.js';
+import { type LicensingClientOptions, resolveLicensingClientOptions } from './licensing-client.js';
 
 const PEM = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
 const base: LicensingClientOptions = {

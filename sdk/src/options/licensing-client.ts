@@ -1,9 +1,12 @@
-// The licensing client's options: their types, every default (`DEFAULTS`) and the one resolver
-// that validates them. Downstream code only ever sees the resolved shape.
-
-import type { LicensingEventHooks } from './client-hooks.js';
-import { option } from './internal/validate-option.js';
-import type { IdTokenStore, LeaseStore, LicensingLogger, TrustedRoot } from './types.js';
+// The licensing client's options: their types and the one resolver that validates them (every
+// default in `DEFAULTS`). Downstream code only ever sees the resolved shape.
+import type { LicensingEventHooks } from '../client-hooks.js';
+import { option } from '../internal/validate-option.js';
+import type { IdTokenStore, LeaseStore, LicensingLogger, TrustedRoot } from '../types.js';
+import { DEFAULTS, MAX_GRACE_MS } from './defaults.js';
+import { resolveFetch } from './fetch-option.js';
+import { resolveIdTokenStore } from './id-token-source.js';
+import { resolveServiceUrl } from './service-url.js';
 
 /** Authorization with the app's OIDC ID token (main: `IdToken`; standby: same, with grace). */
 export interface IdTokenAuthOptions {
@@ -199,65 +202,6 @@ export interface ResolvedLicensingClientOptions {
   logger: LicensingLogger | undefined;
 }
 
-/** The spec's ID-token grace on the standby: 24 hours, in ms. `auth.graceMs` may not exceed it. */
-export const MAX_GRACE_MS = 86_400_000;
-
-/**
- * Every default of the SDK, in one place (durations in ms): the licensing client (`failover`,
- * `auth`, `trust`, `names`), its lease keeper (`keeper`, the options of `keepAlive`), the event
- * client (`events`) and its follower (`follow`).
- */
-export const DEFAULTS = Object.freeze({
-  failover: Object.freeze({
-    strategy: 'A' as 'A' | 'B',
-    mainAttempts: 2,
-    attemptTimeoutMs: 5_000,
-    backoffBaseMs: 250,
-    backoffMaxMs: 5_000,
-    retryAfterMaxMs: 10_000,
-    probeIntervalMs: 30_000,
-    probeMaxIntervalMs: 300_000,
-    probeJitterRatio: 0.5,
-    breaker: Object.freeze({
-      failureThreshold: 2,
-      halfOpenAfterMs: 30_000,
-      halfOpenMaxMs: 300_000,
-    }),
-  }),
-  auth: Object.freeze({
-    graceMs: MAX_GRACE_MS,
-    refreshSkewMs: 30_000,
-    providerTimeoutMs: 10_000,
-    providerRetryMs: 30_000,
-  }),
-  trust: Object.freeze({
-    clockToleranceMs: 60_000,
-    unknownKidCooldownMs: 30_000,
-  }),
-  keeper: Object.freeze({
-    jitterRatio: 0.1,
-    retryBaseMs: 1_000,
-    retryMaxMs: 60_000,
-    releaseOnClose: true,
-  }),
-  names: Object.freeze({
-    signingKeyIdHeader: 'Service-SigningKeyId',
-    idTokenScheme: 'IdToken',
-    serviceKeyHashScheme: 'ServiceKeyHash',
-  }),
-  events: Object.freeze({
-    pageSize: 1_000,
-    timeoutMs: 30_000,
-  }),
-  follow: Object.freeze({
-    maxWaitMs: 30_000,
-    minWaitMs: 0,
-    retryDelayMs: 1_000,
-    maxRetryDelayMs: 30_000,
-    minPollIntervalMs: 1_000,
-  }),
-});
-
 const TOP_KEYS = [
   'mainUrl',
   'standbyUrl',
@@ -288,25 +232,6 @@ const EVENT_NAMES = [
 ];
 const HTTP_TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
-/** An absolute http(s) URL without query or fragment, without trailing slashes. */
-function resolveUrl(name: string, value: unknown): string {
-  if (typeof value !== 'string') option.fail(name, `Expected \`${name}\` to be a URL string`);
-  let url: URL;
-  try {
-    url = new URL(value as string);
-  } catch {
-    return option.fail(
-      name,
-      `Expected \`${name}\` to be an absolute URL, got ${JSON.stringify(value)}`,
-    );
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    option.fail(name, `Expected \`${name}\` to be an http(s) URL`);
-  }
-  if (url.search || url.hash) option.fail(name, `Expected \`${name}\` without query or fragment`);
-  return url.href.replace(/\/+$/, '');
-}
-
 function resolveAuth(value: unknown): ResolvedAuth {
   const auth = option.object('auth', value);
   if ('idToken' in auth) {
@@ -334,13 +259,7 @@ function resolveAuth(value: unknown): ResolvedAuth {
         d.providerRetryMs,
       ),
     };
-    if (auth.store !== undefined) {
-      const store = option.object('auth.store', auth.store);
-      for (const method of ['load', 'save', 'clear']) {
-        option.requireFn(`auth.store.${method}`, store[method]);
-      }
-      resolved.store = store as unknown as IdTokenStore;
-    }
+    if (auth.store !== undefined) resolved.store = resolveIdTokenStore('auth.store', auth.store);
     return resolved;
   }
   if ('serviceKeyHash' in auth) {
@@ -528,18 +447,6 @@ function resolveLeaseStore(value: unknown): LeaseStore | undefined {
 }
 
 /**
- * The `fetch` to use, always invoked as a plain function looked up at call time: a browser's
- * `fetch` called as a method of another object throws "Illegal invocation", and a `fetch`
- * patched after the client was created (msw, instrumentation) must still be used.
- */
-export function resolveFetch(name: string, value: unknown): typeof fetch {
-  if (value === undefined) return (input, init) => globalThis.fetch(input, init);
-  option.requireFn(name, value);
-  const given = value as typeof fetch;
-  return (input, init) => given(input, init);
-}
-
-/**
  * Applies {@link DEFAULTS} and validates every option once. Throws an `InvalidOptionError` (a
  * `TypeError`) naming the offending option (unknown keys included), so a typo fails at
  * start-up, not mid-outage.
@@ -553,8 +460,8 @@ export function resolveLicensingClientOptions(
   const logger = o.logger;
   if (logger !== undefined) option.requireFn('logger.warn', option.object('logger', logger).warn);
   return {
-    mainUrl: resolveUrl('mainUrl', o.mainUrl),
-    standbyUrl: resolveUrl('standbyUrl', o.standbyUrl),
+    mainUrl: resolveServiceUrl('mainUrl', o.mainUrl),
+    standbyUrl: resolveServiceUrl('standbyUrl', o.standbyUrl),
     auth: resolveAuth(o.auth),
     failover: resolveFailover(o.failover),
     trust,
