@@ -40,10 +40,12 @@
  *   - Renewing every few seconds, and probing main every 2-10 s while on the standby, is for the
  *     demo; a real app lets `keepAlive` renew at each lease's `refreshAt` (6 h into an 8 h lease)
  *     and keeps the default probe intervals.
- *   - Roots are read from .walkthrough/roots/, or from examples/roots/ (older instructions).
- *   - Environment (optional): MAIN_URL, STANDBY_URL, IDP_URL (defaults: the mock on port 8787).
+ *   - Environment (optional): MAIN_URL, STANDBY_URL, IDP_URL (defaults: the mock on port 8787);
+ *     ROOTS_DIR, where embed-root wrote standby-root.ts and main-root.ts (default
+ *     .walkthrough/roots/, then examples/roots/ of older instructions).
  */
 
+import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import {
   createLicensingClient,
@@ -76,14 +78,17 @@ export type RenewalOutcome = LicensingService | LicensingErrorCode;
 
 const env = (name: string, fallback: string) => process.env[name] ?? fallback;
 
-/** Where embed-root wrote the roots: the walkthrough's folder, or the one older text used. */
-const ROOT_FOLDERS = ['../.walkthrough/roots/', './roots/'];
+/** Where embed-root wrote the roots: ROOTS_DIR, the walkthrough's folder, or the older one. */
+function rootFolders(): URL[] {
+  const dir = process.env.ROOTS_DIR;
+  if (dir) return [pathToFileURL(`${resolve(dir)}/`)];
+  return [new URL('../.walkthrough/roots/', import.meta.url), new URL('./roots/', import.meta.url)];
+}
 
 /** Loads the root modules that `standby-licensing embed-root` wrote. */
 async function loadEmbeddedRoots(): Promise<TrustedRoot[]> {
   const causes: unknown[] = [];
-  for (const folder of ROOT_FOLDERS) {
-    const base = new URL(folder, import.meta.url);
+  for (const base of rootFolders()) {
     try {
       const standby = await import(new URL('standby-root.ts', base).href);
       const main = await import(new URL('main-root.ts', base).href);
@@ -93,7 +98,7 @@ async function loadEmbeddedRoots(): Promise<TrustedRoot[]> {
     }
   }
   throw new Error(
-    'No embedded roots in .walkthrough/roots/: run the two embed-root commands in the header of examples/quick-start.ts first',
+    'No embedded roots in .walkthrough/roots/ (or ROOTS_DIR): run the two embed-root commands in the header of examples/quick-start.ts first',
     { cause: new AggregateError(causes) },
   );
 }
