@@ -256,7 +256,9 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   main({ signal: stop.signal }).then(
     (report) => console.log(`done: ${report.events.join(' -> ')}`),
     (error: unknown) => {
-      console.error(isLicensingError(error) ? `${error.code}: ${error.message}` : error);
+      // The example's own errors say what to do in their message; print just that.
+      if (isLicensingError(error)) console.error(`${error.code}: ${error.message}`);
+      else console.error(error instanceof Error ? error.message : error);
       process.exitCode = 1;
     },
   );
