@@ -41,7 +41,8 @@ What it writes follows the --out extension: .ts/.mts/.cts TypeScript, .js/.mjs E
 
 With --standby-url it embeds the standby's CURRENT signing key (the default one), read from
 its JWK set, which the standby shows to callers with an ID token or a ServiceKeyHash, and
-only while it is active; nothing changes on the standby. With --new-key it instead calls
+only while it is active; nothing changes on the standby. (The mock server's issuer gives an
+ID token: POST <mock>/idp/token with {"sub":"dev"}.) With --new-key it instead calls
 POST <url>/signing-keys with the management API key, which makes a NEW signing key and makes
 it the default (older keys stay usable): do that once per app release, not in every build.
 With --pem it reads a root certificate you already have. With --jwks-url it takes the root
@@ -55,10 +56,13 @@ if it holds anything else, it refuses (exit 1) unless --force.
 Options:
   --standby-url <url>       Base URL of the standby service (https; http only for loopback
                             unless --allow-http)
-  --id-token <jwt>          Reads the current key with this ID token (default: $${ID_TOKEN_ENV})
-  --service-key-hash <hex>  ... or with this ServiceKeyHash (default: $${SERVICE_KEY_HASH_ENV})
+  --id-token <jwt>          Read the current key with this ID token
+                            (default: $${ID_TOKEN_ENV})
+  --service-key-hash <hex>  ... or with this ServiceKeyHash
+                            (default: $${SERVICE_KEY_HASH_ENV})
   --new-key                 Make a new signing key instead (POST /signing-keys; needs --api-key)
-  --api-key <key>           Management API key, with --new-key (default: $${API_KEY_ENV})
+  --api-key <key>           Management API key, with --new-key
+                            (default: $${API_KEY_ENV})
   --header-name <name>      Name of the API-key header (default: Service-ApiKey)
   --pem <file>              Read the root certificate from a PEM file instead
   --key-id <id>             Signing key id of that root (with --pem; recommended)
@@ -68,7 +72,7 @@ Options:
                             extension (e.g. CommonJS in a .js file: --format cjs)
   --export-name <name>      Name of the exported constant (default: rootCertificate)
   --force                   Overwrite --out when it holds something else
-  --allow-http              Allow a plain-http standby URL on a non-loopback host
+  --allow-http              Allow a plain-http URL on a non-loopback host
   -h, --help                Show this help
 
 Exit codes: 0 done (written, or already up to date), 1 failed (server, network, files,
