@@ -9,30 +9,39 @@
  *   that served it: main, then the standby during the outage, then main again.
  *
  * Steps:
- *   1. Embed the roots: the standby's (import the module `standby-licensing embed-root` wrote,
- *      STANDBY_ROOT_MODULE, or, as that command does, ask the standby's management API for a new
- *      signing key) and the main service's (read from main's JWKS: see Assumptions).
- *   2. Sign in: get an ID token from the mock's built-in identity provider.
+ *   1. Sign in: get an ID token from the mock's built-in identity provider.
+ *   2. Embed the roots: the standby's (import the module `standby-licensing embed-root` wrote,
+ *      STANDBY_ROOT_MODULE, or, as that command does, read the root of the standby's current
+ *      signing key from its JWK set with the ID token) and the main service's (read from main's
+ *      JWKS: see Assumptions).
  *   3. Create the licensing client with Strategy B (sticky standby) and short timeouts.
  *   4. Check out the items and keep the leases with `client.keepAlive()`.
  *   5. Let the keeper renew on main, break main (`POST /admin/faults`), let it renew on the
  *      standby, repair main (`DELETE /admin/faults`), let it fail back and renew on main.
  *   6. Close the client: the keeper releases the leases. Exit 0.
  *
- * Assumptions:
- *   - A mock server runs with the standby active and the admin API on, in another terminal:
+ * Needs:
+ *   - A mock server with the standby active and the admin API on (the example breaks and repairs
+ *     main through the admin fault API), in another terminal:
  *       npm run mock-server -- --state active --admin --api-key dev-key
+ *     Nothing else: no prior step, no API key. It changes nothing on the mock but the fault it
+ *     sets and clears, and the leases it takes and releases.
  *   - Run from the repo root after `npm install`: `npx tsx examples/desktop-app.ts`.
  *     (tsx maps `@standby-licensing/sdk` to the SDK's source through tsconfig.json, no build.)
+ *
+ * Assumptions:
  *   - Environment (all optional): MAIN_URL, STANDBY_URL, IDP_URL, ADMIN_URL (defaults
- *     http://127.0.0.1:8787/main, /standby, /idp, /admin); STANDBY_API_KEY, the management key
- *     the mock printed on start (default `dev-key`); STANDBY_ROOT_MODULE, a module written by
- *     `npx standby-licensing embed-root`, to use instead of a fresh signing key.
- *   - A shipped app embeds the main vendor's root as well. The mock makes a new main root on
- *     every start, so the example reads it from the last `x5c` entry of main's JWKS (trust on
- *     first use: DEMO ONLY) unless MAIN_ROOT_FILE names a PEM file.
+ *     http://127.0.0.1:8787/main, /standby, /idp, /admin); STANDBY_ROOT_MODULE, a module written
+ *     by `standby-licensing embed-root` (e.g. .walkthrough/roots/standby-root.ts), to use
+ *     instead of reading the standby's JWK set.
+ *   - A shipped app compiles its roots in. The mock makes new keys on every start without
+ *     --data-dir, so the example reads the standby's root from the standby's JWK set and main's
+ *     from the last `x5c` entry of main's JWKS (trust on first use: DEMO ONLY), unless
+ *     STANDBY_ROOT_MODULE and MAIN_ROOT_FILE (a PEM file) name them.
  *   - Leases last 8 h and are due for renewal after 6 h. So that the keeper renews every second
  *     instead, it is given `maxRefreshIntervalMs` (DEMO ONLY: a real app renews at `refreshAt`).
+ *   - The keeper renews both leases at about the same moment, concurrently; the timeline at the
+ *     end is per item (see `DesktopAppReport.timelines`).
  */
 
 import { readFile } from 'node:fs/promises';
@@ -54,8 +63,6 @@ export interface DesktopAppOptions {
   idpUrl?: string;
   /** Base URL of the mock's admin API (fault injection). Env ADMIN_URL. */
   adminUrl?: string;
-  /** Standby management API key. Env STANDBY_API_KEY. Default `'dev-key'`. */
-  apiKey?: string;
   /** Module written by `standby-licensing embed-root` (exports `rootCertificate`). Env STANDBY_ROOT_MODULE. */
   rootModule?: string;
   /** PEM file of the main service's root certificate. Env MAIN_ROOT_FILE. Default: from main's JWKS. */
@@ -84,8 +91,14 @@ export interface ServedRecord {
 /** What the run did, for tests and for the final summary. */
 export interface DesktopAppReport {
   served: ServedRecord[];
-  /** Services in the order they served, consecutive repeats collapsed: main, standby, main. */
-  timeline: LicensingService[];
+  /**
+   * Per item, the services that served its checkout and renewals in order, consecutive repeats
+   * collapsed: `['main', 'standby', 'main']`. Per item, because the keeper renews the leases
+   * concurrently: when the client switches services, a renewal of one item that started before
+   * the switch can finish after a renewal of another item that started after it, so one
+   * timeline over all items may read main, standby, main, standby, main.
+   */
+  timelines: Record<string, LicensingService[]>;
   /** Leases released on close. */
   released: number;
 }
@@ -98,7 +111,6 @@ export async function main(options: DesktopAppOptions = {}): Promise<DesktopAppR
   const standbyUrl = options.standbyUrl ?? env('STANDBY_URL', 'http://127.0.0.1:8787/standby');
   const idpUrl = options.idpUrl ?? env('IDP_URL', 'http://127.0.0.1:8787/idp');
   const adminUrl = options.adminUrl ?? env('ADMIN_URL', 'http://127.0.0.1:8787/admin');
-  const apiKey = options.apiKey ?? env('STANDBY_API_KEY', 'dev-key');
   const rootModule = options.rootModule ?? process.env.STANDBY_ROOT_MODULE;
   const mainRootFile = options.mainRootFile ?? process.env.MAIN_ROOT_FILE;
   const items = options.items ?? ['ItemA', 'ItemB'];
@@ -107,18 +119,18 @@ export async function main(options: DesktopAppOptions = {}): Promise<DesktopAppR
   const phaseTimeoutMs = options.phaseTimeoutMs ?? 20_000;
   const log = options.log ?? ((line: string) => console.log(line));
 
-  // 1. The root certificates every lease must chain to. In a shipped app they are compiled in.
+  // 1. The user's ID token; a real app gets it from its OIDC sign-in.
+  const idToken = await signIn(idpUrl, 'desktop-user');
+  await requireStandbyEnabled(standbyUrl, idToken);
+
+  // 2. The root certificates every lease must chain to. In a shipped app they are compiled in.
   const standbyRoot = rootModule
     ? await importRoot(rootModule)
-    : await createSigningKey(standbyUrl, apiKey);
+    : await readStandbyRoot(standbyUrl, idToken);
   const mainRoot: TrustedRoot = {
     pem: mainRootFile ? await readFile(mainRootFile, 'utf8') : await readMainRoot(mainUrl),
   };
   log(`roots embedded: standby signing key ${standbyRoot.keyId ?? '(no key id)'}, main`);
-
-  // 2. The user's ID token; a real app gets it from its OIDC sign-in.
-  const idToken = await signIn(idpUrl, 'desktop-user');
-  await requireStandbyEnabled(standbyUrl, idToken);
 
   // 3. The client. The clock offset starts at 0 and is set after the first checkout.
   const served: ServedRecord[] = [];
@@ -203,10 +215,16 @@ export async function main(options: DesktopAppOptions = {}): Promise<DesktopAppR
     const released = keeper.leases.length;
     await keeper.close();
     log(`released ${released} leases; done`);
-    const timeline = served
-      .map((s) => s.servedBy)
-      .filter((service, i, all) => i === 0 || all[i - 1] !== service);
-    return { served, timeline, released };
+    const timelines = Object.fromEntries(
+      items.map((item) => [
+        item,
+        served
+          .filter((s) => s.item === item)
+          .map((s) => s.servedBy)
+          .filter((service, i, all) => i === 0 || all[i - 1] !== service),
+      ]),
+    );
+    return { served, timelines, released };
   } finally {
     // Never leave the shared mock broken, even when the run fails half-way.
     if (outage) await admin(adminUrl, 'DELETE').catch(() => undefined);
@@ -223,24 +241,27 @@ async function importRoot(path: string): Promise<TrustedRoot> {
   return module.rootCertificate;
 }
 
-/** What `standby-licensing embed-root --standby-url` does: a new signing key and its root. */
-async function createSigningKey(standbyUrl: string, apiKey: string): Promise<TrustedRoot> {
-  const response = await fetch(`${standbyUrl}/signing-keys`, {
-    method: 'POST',
-    headers: { 'Service-ApiKey': apiKey },
+/**
+ * DEMO ONLY: what `standby-licensing embed-root --standby-url` embeds, the root (last `x5c`
+ * entry) and key id of the standby's current key, the first of its JWK set.
+ */
+async function readStandbyRoot(standbyUrl: string, idToken: string): Promise<TrustedRoot> {
+  const response = await fetch(`${standbyUrl}/.well-known/jwks.json`, {
+    headers: { Authorization: `IdToken ${idToken}` },
   });
-  if (response.status === 401) {
-    throw new Error(
-      'the standby refused the management API key: set STANDBY_API_KEY to the apiKey the mock ' +
-        'printed on start, or start it with --api-key dev-key',
-    );
+  if (!response.ok) {
+    throw new Error(`GET ${standbyUrl}/.well-known/jwks.json: HTTP ${response.status}`);
   }
-  if (response.status !== 201) throw new Error(`POST /signing-keys: HTTP ${response.status}`);
-  const { keyId, rootCertificate } = (await response.json()) as {
-    keyId: string;
-    rootCertificate: string;
-  };
-  return { pem: rootCertificate, keyId };
+  const { keys } = (await response.json()) as { keys: Array<{ kid: string; x5c?: string[] }> };
+  const der = keys[0]?.x5c?.at(-1);
+  if (!der) throw new Error("the standby's JWKS has no x5c chain");
+  return { pem: toPem(der), keyId: keys[0]!.kid };
+}
+
+/** PEM text of a base64 DER certificate (an `x5c` entry). */
+function toPem(der: string): string {
+  const lines = der.match(/.{1,64}/g) ?? [];
+  return `-----BEGIN CERTIFICATE-----\n${lines.join('\n')}\n-----END CERTIFICATE-----\n`;
 }
 
 /** Fails fast when the standby could not take over (the mock starts dormant by default). */
@@ -262,8 +283,7 @@ async function readMainRoot(mainUrl: string): Promise<string> {
   const { keys } = (await response.json()) as { keys: Array<{ x5c?: string[] }> };
   const der = keys[0]?.x5c?.at(-1);
   if (!der) throw new Error('main JWKS has no x5c chain');
-  const lines = der.match(/.{1,64}/g) ?? [];
-  return `-----BEGIN CERTIFICATE-----\n${lines.join('\n')}\n-----END CERTIFICATE-----\n`;
+  return toPem(der);
 }
 
 /** An ID token from the mock's identity provider, valid for a day (the app's clock runs ahead). */
@@ -316,7 +336,11 @@ function waitUntil(
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   main().then(
-    (report) => console.log(`timeline: ${report.timeline.join(' -> ')}`),
+    (report) => {
+      for (const [item, timeline] of Object.entries(report.timelines)) {
+        console.log(`timeline of ${item}: ${timeline.join(' -> ')}`);
+      }
+    },
     (error: unknown) => {
       console.error(error);
       if ((error as { cause?: { code?: unknown } }).cause?.code === 'ECONNREFUSED') {

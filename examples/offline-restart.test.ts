@@ -1,14 +1,14 @@
 // Runs examples/offline-restart.ts: leases checked out against an in-process mock server come back
 // after a restart with the server stopped (no network call at all), and a clock set back is
-// refused with CLOCK_ROLLBACK.
+// refused with CLOCK_ROLLBACK; then the one command, whose restarts are new processes.
 
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer } from '@standby-licensing/mock-server';
 import type { TrustedRoot } from '@standby-licensing/sdk';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
-import { main } from './offline-restart.js';
+import { main, runAll } from './offline-restart.js';
 
 const API_KEY = 'offline-restart-test-key';
 let folder: string;
@@ -68,3 +68,42 @@ it('gets the leases back offline after a restart, and refuses a clock set back',
     fetchSpy.mockRestore();
   }
 });
+
+it('runs the three steps as one command, each restart a new process with no network', async () => {
+  const mock = await startServer({ port: 0, state: 'active', apiKey: API_KEY });
+  try {
+    // The two modules embed-root writes, in a folder of their own (ROOTS_DIR).
+    const [standby, mainRoot] = await rootsOf(mock.info.standbyUrl, mock.info.mainUrl);
+    const rootsDir = join(folder, 'roots');
+    await mkdir(rootsDir, { recursive: true });
+    await writeFile(
+      join(rootsDir, 'standby-root.ts'),
+      `export const rootCertificate = ${JSON.stringify(standby)} as const;\n`,
+    );
+    await writeFile(
+      join(rootsDir, 'main-root.ts'),
+      `export const mainRoot = ${JSON.stringify(mainRoot)} as const;\n`,
+    );
+    const lines: string[] = [];
+    const report = await runAll({
+      ...mock.info,
+      rootsDir,
+      storePath: join(folder, 'one-command', 'licensing.json'),
+      log: (line) => lines.push(line),
+    });
+    expect(report.checkedOut.map((lease) => lease.servedBy)).toEqual(['main', 'main']);
+    // The restart restored both leases, by id, without one request (the mock was up: any
+    // request would have been answered, had the process had a network).
+    expect(report.restart.code).toBe(0);
+    for (const lease of report.checkedOut) {
+      expect(report.restart.output).toContain(`restored ${lease.item} (lease ${lease.leaseId},`);
+    }
+    expect(report.restart.output).toContain('network off: 0 requests attempted');
+    expect(report.clockBack.code).toBe(1);
+    expect(report.clockBack.output).toMatch(/^refused: CLOCK_ROLLBACK/m);
+    expect(report.clockBack.output).toContain('network off: 0 requests attempted');
+    expect(lines[0]).toBe('1/3 checkout, with the mock server running:');
+  } finally {
+    await mock.close();
+  }
+}, 60_000);

@@ -10,16 +10,20 @@
  *
  * Steps:
  *   1. beforeAll: start the mock server, get an ID token, embed the roots (a new standby signing
- *      key, as `standby-licensing embed-root` does, and the main root from main's JWKS), then
+ *      key, as `standby-licensing embed-root --new-key` does, and the main root from main's JWKS), then
  *      start msw with `onUnhandledRequest: 'error'`, so a request no drill expects fails loudly.
  *   2. Each test installs one drill's handlers (`network.use(...)`), records the requests, and
  *      asserts which service served each lease and how the client got there.
  *   3. afterEach resets the handlers: each test gets fresh drill counters.
  *
+ * Needs:
+ *   - Nothing running and no prior step: the test starts its own mock server
+ *     (`startServer({ port: 0, state: 'active' })`). Run from the repo root after `npm install`:
+ *     `npx vitest run examples/qa-outage-drill.test.ts`.
+ *   - msw 2 (a dev dependency here; an optional peer dependency of the SDK, so install it in
+ *     your app's dev dependencies when you copy this file).
+ *
  * Assumptions:
- *   - Run from the repo root: `npx vitest run examples/qa-outage-drill.test.ts`. No mock server
- *     needs to be running: the test starts its own (`startServer({ port: 0, state: 'active' })`).
- *   - msw 2 is installed (a dev dependency here; an optional peer dependency of the SDK).
  *   - The client's timeouts and backoffs are short so the drills finish in well under a second
  *     each; a real app keeps the defaults.
  */

@@ -64,3 +64,28 @@ it('stops with the signal when no revocation comes', async () => {
   });
   await expect(run).rejects.toThrow('gave up waiting');
 });
+
+it('stops, saying to start the mock with --items, when main grants the item from its catalogue', async () => {
+  // A mock without --items: its main grants every item, license or not.
+  const open = await startServer({ port: 0, state: 'active', admin: true });
+  try {
+    const openAdmin = open.info.mainUrl.replace(/\/main$/, '/admin');
+    const onFollowing = vi.fn();
+    await expect(
+      main({
+        ...open.info,
+        adminUrl: openAdmin,
+        item: 'Pro',
+        user: 'ola',
+        log: () => {},
+        onFollowing,
+      }),
+    ).rejects.toThrow(/its catalogue lists Pro.*--items ItemA,ItemB/);
+    // It stopped before provisioning or waiting for a revocation that could not matter.
+    expect(onFollowing).not.toHaveBeenCalled();
+    const licenses = await (await fetch(`${openAdmin}/main/licenses`)).json();
+    expect(licenses).toEqual([]);
+  } finally {
+    await open.close();
+  }
+});

@@ -11,6 +11,7 @@
  *   as the revocation is stored. Finally it checks out again and sees main deny the item.
  *
  * Steps:
+ *   0. Check that main grants the item only under a license: a user without one is denied.
  *   1. Sign in (the mock's identity provider stands in for the app's OIDC sign-in).
  *   2. Provision: the vendor's back office gives the user a license of the item. Here the mock's
  *      admin API stands in for it (`POST /admin/main/licenses`); pass LICENSE_PROVISION=0 when
@@ -22,13 +23,18 @@
  *   5. On `LicenseRevoked`: release the lease, turn the feature off, stop following.
  *   6. Check out once more: main answers `noLicenseFound` for the item.
  *
- * Assumptions:
- *   - A mock server runs in another terminal with the admin API on and a catalogue that does NOT
- *     list the item (else main grants it from the catalogue, license or not):
+ * Needs:
+ *   - A mock server with the admin API on and a catalogue that does NOT list the item (`Pro`):
  *       npm run mock-server -- --state active --admin --items ItemA,ItemB
+ *     Without --items the mock main grants every item from its catalogue, license or not, so after
+ *     the revocation it grants the item again: the app checks this first and stops, saying so.
+ *     (The walkthrough's mock, started with --data-dir and the same flags plus --items, does.)
  *   - Run from the repo root after `npm install`: `npx tsx examples/react-to-revocation.ts`,
- *     then revoke the license it prints, from a third terminal or the QA console:
+ *     then revoke the license it prints, from a third terminal or the QA console's Licenses card:
  *       curl -X DELETE http://127.0.0.1:8787/admin/main/licenses/<licenseId>
+ *     No prior step (no embedded roots: see Assumptions).
+ *
+ * Assumptions:
  *   - Environment (all optional): MAIN_URL, STANDBY_URL, EVENT_URL, IDP_URL, ADMIN_URL (defaults:
  *     the mock on port 8787), LICENSED_ITEM (default `Pro`), LICENSE_USER (default
  *     `revocation-demo-user`), LICENSE_PROVISION (`0` to skip step 2).
@@ -94,6 +100,10 @@ export async function main(options: RevocationOptions = {}): Promise<RevocationR
   const provision = options.provision ?? process.env.LICENSE_PROVISION !== '0';
   const log = options.log ?? ((line: string) => console.log(line));
 
+  // 0. The demo needs main to grant the item only under a license (see Needs).
+  const mainRoot = await readMainRoot(mainUrl);
+  await requireItemOutsideCatalogue({ mainUrl, standbyUrl, idpUrl, root: mainRoot }, item);
+
   // 1. Sign in.
   const idToken = await mint(idpUrl, { sub: user, expiresInSeconds: 3_600 });
 
@@ -108,7 +118,7 @@ export async function main(options: RevocationOptions = {}): Promise<RevocationR
     mainUrl,
     standbyUrl,
     auth: { idToken: () => idToken },
-    trust: { rootCertificates: [{ pem: await readMainRoot(mainUrl) }] },
+    trust: { rootCertificates: [{ pem: mainRoot }] },
     hardwareId: 'revocation-demo-laptop',
   });
   const featureTimeline: boolean[] = [];
@@ -199,6 +209,36 @@ async function provisionLicense(adminUrl: string, sub: string, item: string): Pr
   return ((await response.json()) as { licenseId: string }).licenseId;
 }
 
+/**
+ * DEMO ONLY. Stops, saying what to do, when main grants `item` to a user who holds no license
+ * for it: its catalogue lists the item (a mock started without `--items` lists every item), so
+ * main would grant it again after the revocation, and the demo would show nothing.
+ */
+async function requireItemOutsideCatalogue(
+  options: { mainUrl: string; standbyUrl: string; idpUrl: string; root: string },
+  item: string,
+): Promise<void> {
+  const probeUser = `catalogue-probe-${crypto.randomUUID()}`;
+  const idToken = await mint(options.idpUrl, { sub: probeUser, expiresInSeconds: 300 });
+  const probe = createLicensingClient({
+    mainUrl: options.mainUrl,
+    standbyUrl: options.standbyUrl,
+    auth: { idToken: () => idToken },
+    trust: { rootCertificates: [{ pem: options.root }] },
+  });
+  try {
+    const { leases } = await probe.checkout([item]);
+    for (const lease of leases) await probe.release(lease);
+    if (leases.length > 0) {
+      throw new Error(
+        `main grants ${item} to a user without a license: its catalogue lists ${item}, so it would grant it again after the revocation. Start the mock with a catalogue that does not list ${item}: npm run mock-server -- --state active --admin --items ItemA,ItemB (without --items the mock main grants every item).`,
+      );
+    }
+  } finally {
+    await probe.close();
+  }
+}
+
 /** Main's root certificate, the last `x5c` entry of its JWKS (trust on first use: DEMO ONLY). */
 async function readMainRoot(mainUrl: string): Promise<string> {
   const response = await fetch(`${mainUrl}/.well-known/jwks.json`);
@@ -216,7 +256,9 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   main({ signal: stop.signal }).then(
     (report) => console.log(`done: ${report.events.join(' -> ')}`),
     (error: unknown) => {
-      console.error(isLicensingError(error) ? `${error.code}: ${error.message}` : error);
+      // The example's own errors say what to do in their message; print just that.
+      if (isLicensingError(error)) console.error(`${error.code}: ${error.message}`);
+      else console.error(error instanceof Error ? error.message : error);
       process.exitCode = 1;
     },
   );

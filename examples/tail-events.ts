@@ -13,9 +13,12 @@
  *   2. Create an event client with that token.
  *   3. `for await (const event of events.follow(feed, { after }))`: print, remember the cursor.
  *
+ * Needs:
+ *   - A mock server in another terminal, any flags (the walkthrough's will do):
+ *       npm run mock-server
+ *     No prior step. Run from the repo root after `npm install`: `npx tsx examples/tail-events.ts`.
+ *
  * Assumptions:
- *   - A mock server runs in another terminal: `npm run mock-server`.
- *   - Run from the repo root after `npm install`: `npx tsx examples/tail-events.ts`.
  *   - Environment (all optional): EVENT_URL and IDP_URL (defaults http://127.0.0.1:8787/events
  *     and /idp), EVENT_FEED (default `examples`, where write-signed-event.ts writes),
  *     TAIL_AFTER (an `eventReceived_str` to resume after), TAIL_LIMIT (stop after N events),

@@ -11,16 +11,20 @@
  *   2. Create an event client whose default signer is that key.
  *   3. `put()` the batch; the service answers 201 once every event is stored.
  *
+ * Needs:
+ *   - A mock server in another terminal (the walkthrough's will do): `npm run mock-server`.
+ *     Started without `--event-writer-key` it trusts no writer key and accepts any signature, so
+ *     a generated key works: `npx tsx examples/write-signed-event.ts`. No prior step.
+ *
  * Assumptions:
- *   - A mock server runs in another terminal: `npm run mock-server`. Started without
- *     `--event-writer-key` it trusts no writer key and accepts any signature, so a generated key
- *     works: `npx tsx examples/write-signed-event.ts`.
  *   - To make the server check the signature, give it the public key and the example the
  *     private key:
- *       openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out writer.key.pem
- *       openssl pkey -in writer.key.pem -pubout -out public.pem
- *       npm run mock-server -- --event-writer-key public.pem
- *       EVENT_WRITER_KEY_FILE=writer.key.pem npx tsx examples/write-signed-event.ts
+ *       mkdir -p .walkthrough/keys   # git-ignored: the private key stays out of git
+ *       openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 \
+ *         -out .walkthrough/keys/writer.key.pem
+ *       openssl pkey -in .walkthrough/keys/writer.key.pem -pubout -out .walkthrough/keys/writer.pub.pem
+ *       npm run mock-server -- --event-writer-key .walkthrough/keys/writer.pub.pem
+ *       EVENT_WRITER_KEY_FILE=.walkthrough/keys/writer.key.pem npx tsx examples/write-signed-event.ts
  *     A key the server does not trust is then refused: 401 `invalid_signature`, which the SDK
  *     raises as a LicensingError with code UNAUTHORIZED.
  *   - Environment (all optional): EVENT_URL (default http://127.0.0.1:8787/events),

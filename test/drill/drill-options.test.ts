@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DRILL_DEFAULTS, type DrillOptions, parseDrillArgs } from './drill-options.js';
+import { DRILL_DEFAULTS, type DrillOptions, parseDrillArgs, QUICK_DRILL } from './drill-options.js';
 
 /** The failover options parsed from `argv` (never `--help` here). */
 const failoverOf = (argv: string[]) => (parseDrillArgs(argv) as DrillOptions).failover;
@@ -104,6 +104,51 @@ describe('parseDrillArgs', () => {
     });
     expect(failoverOf(['--breaker', 'on'])).toEqual({ breaker: {} });
     expect(failoverOf([])).toEqual({});
+  });
+
+  it('--quick: a few hundred apps in about a minute, each part overridable by its flag', () => {
+    const quick = parseDrillArgs(['--quick']) as DrillOptions;
+    expect(quick).toEqual({
+      ...DRILL_DEFAULTS,
+      clients: 300,
+      workers: 1,
+      callIntervalS: 2,
+      restarts: 3,
+      phases: { rampS: 5, steadyS: 8, detectS: 5, standbyS: 15, recoveryS: 15, tailS: 5 },
+      failover: {
+        probeIntervalMs: 1000,
+        probeMaxIntervalMs: 2000,
+        breaker: { halfOpenAfterMs: 1000, halfOpenMaxMs: 2000 },
+      },
+    });
+    // About a minute of phases (the mock server and the fleet start in a few seconds more).
+    const seconds = Object.values(quick.phases).reduce((a, b) => a + b, 0);
+    expect(seconds).toBeGreaterThanOrEqual(45);
+    expect(seconds).toBeLessThanOrEqual(60);
+    expect(quick.clients).toBe(QUICK_DRILL.clients);
+
+    const a = parseDrillArgs([
+      '--quick',
+      '--strategy',
+      'A',
+      '--clients',
+      '500',
+      '--recovery',
+      '20',
+      '--probe-interval-ms',
+      '500',
+    ]) as DrillOptions;
+    expect(a).toMatchObject({ strategy: 'A', clients: 500, restarts: 5, callIntervalS: 2 });
+    expect(a.phases).toEqual({ ...QUICK_DRILL.phases, recoveryS: 20 });
+    expect(a.failover).toEqual({ ...QUICK_DRILL.failover, probeIntervalMs: 500 });
+    // --herd off wins over the preset's herd settings, with the preset's probe interval.
+    expect(failoverOf(['--quick', '--herd', 'off'])).toEqual({
+      probeIntervalMs: 1000,
+      probeMaxIntervalMs: 1000,
+      probeJitterRatio: 0,
+      breaker: false,
+    });
+    expect(failoverOf(['--quick', '--breaker', 'off'])).toMatchObject({ breaker: false });
   });
 
   it('refuses bad values, naming the flag', () => {

@@ -91,11 +91,44 @@ export const DRILL_DEFAULTS: Readonly<DrillOptions> = Object.freeze({
   writeRecords: false,
 }) as DrillOptions;
 
+/**
+ * `--quick`: a few hundred apps through the same outage in about a minute, for a first look and
+ * for checking a change before a full run. The apps call every 2 s instead of 30 s, so the
+ * phases can be seconds long; probes (1 s, backed off to at most 2 s) and the breaker's half-open
+ * waits (1 s, at most 2 s) are scaled down with them, so that the fleet fails back within the
+ * 15 s recovery. Any flag given besides `--quick` overrides its part of the preset.
+ */
+export const QUICK_DRILL: Readonly<
+  Pick<DrillOptions, 'clients' | 'workers' | 'callIntervalS' | 'phases' | 'failover'>
+> = Object.freeze({
+  clients: 300,
+  workers: 1,
+  callIntervalS: 2,
+  phases: Object.freeze({
+    rampS: 5,
+    steadyS: 8,
+    detectS: 5,
+    standbyS: 15,
+    recoveryS: 15,
+    tailS: 5,
+  }),
+  failover: Object.freeze({
+    probeIntervalMs: 1_000,
+    probeMaxIntervalMs: 2_000,
+    breaker: Object.freeze({ halfOpenAfterMs: 1_000, halfOpenMaxMs: 2_000 }),
+  }),
+});
+
 /** What `npm run drill -- --help` prints. */
 export const DRILL_USAGE = `npm run drill -- [options]
 
 Runs N real SDK licensing clients against the mock server through a scripted outage:
 steady state on main, main breaks, standby enabled, main recovers, standby disabled.
+The default is the full run: ${DRILL_DEFAULTS.clients} apps, about 12 minutes. For a first look:
+
+  npm run drill -- --quick   ${QUICK_DRILL.clients} apps calling every ${QUICK_DRILL.callIntervalS} s, phases ${Object.values(QUICK_DRILL.phases).join(', ')} s,
+                             probes and breaker waits of 1-2 s: about a minute. Other flags
+                             override its parts (e.g. --quick --strategy A)
 
   --clients <n>            simulated apps (default ${DRILL_DEFAULTS.clients})
   --strategy A|B           failover strategy (default ${DRILL_DEFAULTS.strategy})
@@ -122,6 +155,7 @@ steady state on main, main breaks, standby enabled, main recovers, standby disab
   --breaker-half-open-ms <ms>      breaker.halfOpenAfterMs
   --breaker-half-open-max-ms <ms>  breaker.halfOpenMaxMs
   --server-arg <arg>       extra mock-server option, repeatable (e.g. --server-arg=--signing-threads=2)
+  --quick                  the quick preset above
   --records                also write every client-side record to <name>.records.json (large)
   --reanalyze <json>       (alone) recompute a kept run's figures, targets and chart from its
                            <name>.json and <name>.records.json
@@ -157,6 +191,7 @@ const FLAGS = {
   'breaker-half-open-max-ms': { type: 'string' },
   'server-arg': { type: 'string', multiple: true },
   records: { type: 'boolean' },
+  quick: { type: 'boolean' },
   help: { type: 'boolean' },
 } as const;
 
@@ -189,10 +224,11 @@ function choiceFlag<T extends string>(
   return raw as T;
 }
 
-/** `--breaker` and its parameters, on top of what `--herd` chose. */
+/** `--breaker` and its parameters, on top of what `--herd` (or the preset) chose. */
 function breakerFrom(
   values: Record<string, string | undefined>,
   herd: 'off' | 'default',
+  preset: DrillFailoverOptions['breaker'],
 ): DrillFailoverOptions['breaker'] {
   const mode = choiceFlag('breaker', values.breaker, ['on', 'off'] as const);
   const params = {
@@ -213,11 +249,18 @@ function breakerFrom(
     return false;
   }
   if (mode === 'on' || Object.keys(given).length > 0) return given;
-  return herd === 'off' ? false : undefined;
+  return herd === 'off' ? false : preset;
 }
 
-/** Failover options from the flags: only what was asked for (or what `--herd off` implies). */
-function failoverFrom(values: Record<string, string | undefined>, herd: 'off' | 'default') {
+/**
+ * Failover options from the flags: only what was asked for, what `--herd off` implies, and what
+ * the preset (`--quick`) sets and no flag overrides.
+ */
+function failoverFrom(
+  values: Record<string, string | undefined>,
+  herd: 'off' | 'default',
+  preset: DrillFailoverOptions,
+) {
   const failover: DrillFailoverOptions = {};
   const mainAttempts = numberFlag('main-attempts', values['main-attempts'], {
     min: 1,
@@ -226,15 +269,19 @@ function failoverFrom(values: Record<string, string | undefined>, herd: 'off' | 
   const attemptTimeoutMs = numberFlag('attempt-timeout-ms', values['attempt-timeout-ms'], {
     min: 1,
   });
-  const probeIntervalMs = numberFlag('probe-interval-ms', values['probe-interval-ms'], { min: 1 });
+  const probeIntervalMs =
+    numberFlag('probe-interval-ms', values['probe-interval-ms'], { min: 1 }) ??
+    preset.probeIntervalMs;
   // Herd off: probes neither jittered nor backed off (every probe interval the base one).
   const probeMaxIntervalMs =
     numberFlag('probe-max-interval-ms', values['probe-max-interval-ms'], { min: 1 }) ??
-    (herd === 'off' ? (probeIntervalMs ?? DEFAULTS.failover.probeIntervalMs) : undefined);
+    (herd === 'off'
+      ? (probeIntervalMs ?? DEFAULTS.failover.probeIntervalMs)
+      : preset.probeMaxIntervalMs);
   const probeJitterRatio =
     numberFlag('probe-jitter', values['probe-jitter'], { min: 0, max: 1 }) ??
     (herd === 'off' ? 0 : undefined);
-  const breaker = breakerFrom(values, herd);
+  const breaker = breakerFrom(values, herd, preset.breaker);
   if (mainAttempts !== undefined) failover.mainAttempts = mainAttempts;
   if (attemptTimeoutMs !== undefined) failover.attemptTimeoutMs = attemptTimeoutMs;
   if (probeIntervalMs !== undefined) failover.probeIntervalMs = probeIntervalMs;
@@ -256,7 +303,7 @@ export function parseDrillArgs(argv: readonly string[]): DrillOptions | 'help' {
   const { values } = parseArgs({ args: [...argv], options: FLAGS, strict: true });
   if (values.help) return 'help';
   const v = values as Record<string, string | undefined>;
-  const d = DRILL_DEFAULTS;
+  const d: DrillOptions = values.quick ? { ...DRILL_DEFAULTS, ...QUICK_DRILL } : DRILL_DEFAULTS;
   const clients = numberFlag('clients', v.clients, { min: 1, integer: true }) ?? d.clients;
   const herd = choiceFlag('herd', v.herd, ['off', 'default'] as const) ?? d.herd;
   const phase = (flag: keyof typeof FLAGS, fallback: number) =>
@@ -285,7 +332,7 @@ export function parseDrillArgs(argv: readonly string[]): DrillOptions | 'help' {
       recoveryS: phase('recovery', d.phases.recoveryS),
       tailS: phase('tail', d.phases.tailS),
     },
-    failover: failoverFrom(v, herd),
+    failover: failoverFrom(v, herd, d.failover),
     herd,
     serverArgs: (values['server-arg'] as string[] | undefined) ?? [],
     writeRecords: values.records === true,

@@ -101,7 +101,7 @@ async function main() {
         ['embed-root', '--force', ...args],
         env,
       );
-    await embed(['--standby-url', standbyUrl, '--out', `${roots}/standby-root.cjs`], {
+    await embed(['--standby-url', standbyUrl, '--new-key', '--out', `${roots}/standby-root.cjs`], {
       STANDBY_LICENSING_API_KEY: apiKey,
     });
     await embed([

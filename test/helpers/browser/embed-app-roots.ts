@@ -50,11 +50,11 @@ async function embedRoot(
 }
 
 /**
- * The standby's root as an app embeds it: `embed-root --standby-url` makes a new signing key
- * (`POST <standbyUrl>/signing-keys`; the API key goes through the environment, never argv).
+ * The standby's root as an app embeds it: `embed-root --standby-url --new-key` makes a new signing
+ * key (`POST <standbyUrl>/signing-keys`; the API key goes through the environment, never argv).
  */
 export function embedStandbyRoot(standbyUrl: string, apiKey: string): Promise<TrustedRoot> {
-  return embedRoot(['--standby-url', standbyUrl], 'standbyRoot', {
+  return embedRoot(['--standby-url', standbyUrl, '--new-key'], 'standbyRoot', {
     ...process.env,
     STANDBY_LICENSING_API_KEY: apiKey,
   });
