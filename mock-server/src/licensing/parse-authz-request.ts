@@ -1,5 +1,5 @@
 // The wire's reserved names have one home, in the SDK; this file is bundled into the mock's
-// build (docs/decisions/0026-lease-trust-home.md).
+// build (docs/decisions/0027-lease-trust-home.md).
 import {
   LEASE_CLAIM_NAMES,
   RESERVED_PARAMETERS as WIRE_RESERVED_PARAMETERS,

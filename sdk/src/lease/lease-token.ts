@@ -2,7 +2,8 @@
 // base64url segments (no padding, no other character), a JSON object header with `alg: RS256`
 // and a `kid`, neither `crit` nor `b64`, and a JSON object payload.
 import { TokenInvalidError } from '../errors.js';
-import { decodeBase64url } from '../internal/platform/base64url.js';
+import { decodeStrictBase64url } from '../internal/platform/base64url.js';
+import { encodeUtf8 } from '../internal/platform/utf8.js';
 
 /** A lease token whose form was checked; nothing in it is trusted yet. */
 export interface LeaseToken {
@@ -14,28 +15,33 @@ export interface LeaseToken {
   readonly claims: Record<string, unknown>;
   /** The bytes the signature covers (`header.payload`). */
   readonly signingInput: Uint8Array;
-  /** The signature segment (base64url). */
-  readonly signature: string;
+  /** The signature's bytes. */
+  readonly signature: Uint8Array;
 }
 
-/** One segment of strict base64url: alphabet only, no padding, a length base64 can have. */
-const SEGMENT = /^[A-Za-z0-9_-]+$/;
-const utf8 = new TextEncoder();
 const fromUtf8 = new TextDecoder('utf-8', { fatal: true });
 
 function malformed(message: string, cause?: unknown): TokenInvalidError {
   return new TokenInvalidError('malformed', message, cause === undefined ? {} : { cause });
 }
 
-function isSegment(text: string): boolean {
-  return text.length % 4 !== 1 && SEGMENT.test(text);
+/** The bytes of a non-empty strict base64url segment (no padding, no other character). */
+function decodeSegment(segment: string): Uint8Array {
+  const bytes = segment === '' ? undefined : decodeStrictBase64url(segment);
+  if (!bytes) {
+    throw malformed(
+      'a segment of the lease token is not strict base64url (no padding, no other character)',
+    );
+  }
+  return bytes;
 }
 
 /** A strict base64url segment holding a JSON object. */
 function decodeObject(segment: string, what: string): Record<string, unknown> {
+  const bytes = decodeSegment(segment);
   let value: unknown;
   try {
-    value = JSON.parse(fromUtf8.decode(decodeBase64url(segment)));
+    value = JSON.parse(fromUtf8.decode(bytes));
   } catch (cause) {
     throw malformed(`the lease token ${what} is not base64url JSON`, cause);
   }
@@ -59,12 +65,7 @@ export function readLeaseToken(token: unknown): LeaseToken {
   if (parts.length !== 3) {
     throw malformed('the lease token is not a compact JWS (three dot-separated parts)');
   }
-  const [headerPart, payloadPart, signature] = parts as [string, string, string];
-  const notStrict = () =>
-    malformed(
-      'a segment of the lease token is not strict base64url (no padding, no other character)',
-    );
-  if (!isSegment(headerPart)) throw notStrict();
+  const [headerPart, payloadPart, signaturePart] = parts as [string, string, string];
   const header = decodeObject(headerPart, 'header');
   if (header.alg !== 'RS256') {
     throw new TokenInvalidError(
@@ -78,13 +79,13 @@ export function readLeaseToken(token: unknown): LeaseToken {
   if (header.crit !== undefined || header.b64 !== undefined) {
     throw malformed('the lease token header carries crit or b64, which leases never use');
   }
-  if (!isSegment(payloadPart) || !isSegment(signature)) throw notStrict();
+  const claims = decodeObject(payloadPart, 'payload');
   return {
     token,
     kid: header.kid,
-    claims: decodeObject(payloadPart, 'payload'),
-    signingInput: utf8.encode(`${headerPart}.${payloadPart}`),
-    signature,
+    claims,
+    signingInput: encodeUtf8(`${headerPart}.${payloadPart}`),
+    signature: decodeSegment(signaturePart),
   };
 }
 

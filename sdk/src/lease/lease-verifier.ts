@@ -98,7 +98,8 @@ export function createLeaseVerifier(options: LeaseVerifierOptions): LeaseVerifie
       signal?.throwIfAborted();
       checkRootExpiry();
       const parsed = readLeaseToken(token);
-      await fetchFor(service, parsed.kid, signal);
+      // The hot path holds the key: no fetch, no promise for it.
+      if (!keysOf(service).find(parsed.kid)) await fetchFor(service, parsed.kid, signal);
       const claims = await verifySignedToken(parsed, keysOf(service), { at: now(), toleranceMs });
       return checkLeaseClaims(claims, { item: item ?? soleGrantedItem(claims), hardwareId });
     },

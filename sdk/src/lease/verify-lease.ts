@@ -50,9 +50,9 @@ function isId(value: unknown): value is string {
   return typeof value === 'string' && value !== '';
 }
 
-/** The service's trusted key for the token, or the reason there is none. */
-async function keyFor(token: LeaseToken, keys: ServiceKeys): Promise<VerifiedKey> {
-  const key = keys.find(token.kid) ?? (await keys.trustKept(token.kid));
+/** The service's key for the token that the store kept and that checks out, or the refusal. */
+async function keptKeyFor(token: LeaseToken, keys: ServiceKeys): Promise<VerifiedKey> {
+  const key = await keys.trustKept(token.kid);
   if (!key) throw keys.refusal(token.kid);
   return key;
 }
@@ -70,7 +70,8 @@ export async function verifySignedToken(
   rules: AnswerRules,
 ): Promise<LeaseClaims> {
   const parsed = typeof token === 'string' ? readLeaseToken(token) : token;
-  const key = await keyFor(parsed, keys);
+  // The hot path finds a trusted key without a promise; a kept one is checked first.
+  const key = keys.find(parsed.kid) ?? (await keptKeyFor(parsed, keys));
   const { at, toleranceMs } = rules;
   try {
     assertPathValidAt(key.validity, at, toleranceMs);

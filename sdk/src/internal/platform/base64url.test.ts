@@ -6,7 +6,7 @@ const encoded = Buffer.from(text, 'utf8').toString('base64url');
 describe.each([
   ['node:buffer', false],
   ['jose (no process.getBuiltinModule, as in a browser)', true],
-])('decodeBase64url with %s', (_name, hideNode) => {
+])('decodeStrictBase64url with %s', (_name, hideNode) => {
   afterEach(() => {
     vi.unstubAllGlobals();
     vi.resetModules();
@@ -16,8 +16,8 @@ describe.each([
     // The platform is picked when the module loads: hide Node first, then import it fresh.
     vi.resetModules();
     if (hideNode) vi.stubGlobal('process', { ...process, getBuiltinModule: undefined });
-    const { decodeBase64url } = await import('./base64url.js');
-    return decodeBase64url;
+    const { decodeStrictBase64url } = await import('./base64url.js');
+    return decodeStrictBase64url;
   }
 
   it('decodes base64url into the original bytes', async () => {
@@ -26,6 +26,25 @@ describe.each([
     expect(bytes).toBeInstanceOf(Uint8Array);
     expect(new TextDecoder().decode(bytes)).toBe(text);
     expect(decode('')).toHaveLength(0);
+    // Every length base64 can have: 4n, 4n + 2 and 4n + 3 characters.
+    for (const length of [1, 2, 3, 4, 5]) {
+      const bytesOfLength = new Uint8Array(length).fill(0xfb);
+      const segment = Buffer.from(bytesOfLength).toString('base64url');
+      expect([...(decode(segment) ?? [])]).toEqual([...bytesOfLength]);
+    }
+  });
+
+  it.each([
+    ['padding', `${Buffer.from('ab').toString('base64url')}=`],
+    ['double padding', `${Buffer.from('a').toString('base64url')}==`],
+    ['a character outside the alphabet', `${encoded}!`],
+    ['whitespace', `${encoded.slice(0, 4)} ${encoded.slice(4)}`],
+    ['the standard alphabet', Buffer.from([0xfb, 0xff]).toString('base64')],
+    ['an impossible length (4n + 1)', 'abcde'],
+    ['a dot', `${encoded.slice(0, 4)}.${encoded.slice(4)}`],
+  ])('refuses %s', async (_what, segment) => {
+    const decode = await load();
+    expect(decode(segment)).toBeUndefined();
   });
 
   it('uses Buffer only when Node is there', async () => {

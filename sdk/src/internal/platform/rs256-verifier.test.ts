@@ -6,7 +6,7 @@ const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const spki = new Uint8Array(rsa.publicKey.export({ type: 'spki', format: 'der' }));
 const input = new TextEncoder().encode('header.payload');
 const signed = sign('sha256', input, rsa.privateKey);
-const signature = signed.toString('base64url');
+const signature = new Uint8Array(signed);
 
 describe.each([
   ['node:crypto', false],
@@ -25,7 +25,7 @@ describe.each([
     expect(await verify(new TextEncoder().encode('header.payloae'), signature)).toBe(false);
     const bad = Buffer.from(signed);
     bad[10] = (bad[10] ?? 0) ^ 1;
-    expect(await verify(input, bad.toString('base64url'))).toBe(false);
+    expect(await verify(input, bad)).toBe(false);
   });
 
   it('refuses a key that is not RSA', async () => {

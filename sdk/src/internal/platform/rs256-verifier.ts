@@ -3,10 +3,8 @@
 // with WebCrypto. node:crypto is reached through `process.getBuiltinModule` (Node >= 20.16), so
 // there is no import for a browser bundler to trip over.
 import type * as NodeCrypto from 'node:crypto';
-import { decodeBase64url } from './base64url.js';
-
-/** Checks an RS256 signature (base64url text, as in a compact JWS) over `input`. */
-export type Rs256Verify = (input: Uint8Array, signature: string) => Promise<boolean>;
+/** Checks an RS256 signature (its bytes, decoded from a compact JWS) over `input`. */
+export type Rs256Verify = (input: Uint8Array, signature: Uint8Array) => Promise<boolean>;
 
 function builtin<T>(id: string): T | undefined {
   const process = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } })
@@ -25,8 +23,7 @@ export async function createRs256Verifier(spki: ArrayBuffer | Uint8Array): Promi
     // node:crypto takes any ArrayBufferView at run time; its types say Buffer.
     const key = node.createPublicKey({ key: der as never, format: 'der', type: 'spki' });
     if (key.asymmetricKeyType !== 'rsa') throw new TypeError('not an RSA public key');
-    return async (input, signature) =>
-      node.verify('sha256', input, key, decodeBase64url(signature));
+    return async (input, signature) => node.verify('sha256', input, key, signature);
   }
   const key = await globalThis.crypto.subtle.importKey(
     'spki',
@@ -39,7 +36,7 @@ export async function createRs256Verifier(spki: ArrayBuffer | Uint8Array): Promi
     globalThis.crypto.subtle.verify(
       'RSASSA-PKCS1-v1_5',
       key,
-      decodeBase64url(signature) as BufferSource,
+      signature as BufferSource,
       input as BufferSource,
     );
 }
