@@ -2,34 +2,14 @@
 // suite: query strings, headers, bodies, tokens and JWS, raw HTTP bytes.
 import { createHmac, createSign, type KeyObject } from 'node:crypto';
 import fc from 'fast-check';
+import { RESERVED_ITEM_NAMES } from '../../../sdk/src/internal/wire-names.js';
 
 /** Parameter names worth trying: every reserved one, every claim, feed query names, oddities. */
 export const INTERESTING_NAMES = [
   'ItemA',
   'ItemB',
-  'hw',
-  'process',
-  'version',
-  'doConsume',
-  'consumptionMode',
-  'consumeDuration',
-  'consumeCount',
-  'leaseId',
-  'licenseId',
-  'release',
-  'ownerOrganizationId',
-  'ownerUserId',
-  'entitlementId',
-  'iss',
-  'sub',
-  'aud',
-  'iat',
-  'exp',
-  'nbf',
-  'jti',
-  'lic',
-  'rfr',
-  'hwName',
+  // The wire's reserved names, from their one source of truth.
+  ...RESERVED_ITEM_NAMES,
   'after',
   'before',
   'maxEventCount',
@@ -38,7 +18,6 @@ export const INTERESTING_NAMES = [
   'newest',
   'route',
   'service',
-  '__proto__',
   'constructor',
   'toString',
   '',
