@@ -2,10 +2,10 @@
 // unless a handler rewrites the real answer (a stripped or moved `Date`, a swapped JWK set, the
 // token of another request). Not a test file itself.
 import { bypass } from 'msw';
-import { type SetupServerApi, setupServer } from 'msw/node';
+import { setupServer } from 'msw/node';
 
 /** An msw server that passes every unhandled request to the real network. Call `listen()`. */
-export function createLyingNetwork(): SetupServerApi & { listen(): void } {
+export function createLyingNetwork() {
   const server = setupServer();
   const listen = server.listen.bind(server);
   return Object.assign(server, {

@@ -6,12 +6,14 @@
 import { copyFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createLicensingClient } from '@standby-licensing/sdk';
 import { createFileLeaseStore } from '@standby-licensing/sdk/node';
 import { createLyingNetwork, fetchReal, rewrite } from '@test/helpers/lying-network.js';
 import {
   clearFaults,
   clientFor,
   type MockLicensing,
+  mintIdToken,
   setMainFault,
   startMockLicensing,
 } from '@test/helpers/mock-licensing.js';
@@ -120,9 +122,13 @@ describe("pc-1's lease store copied to pc-2", () => {
 
   it('a client without a hardwareId is bound to nothing and accepts them (the control)', async () => {
     const pc1 = await leasesOfPc1('unbound');
-    const { client } = clientFor(mock, {
+    // clientFor always sets a hardwareId: this client is built without one.
+    const client = createLicensingClient({
+      mainUrl: mock.server.info.mainUrl,
+      standbyUrl: mock.server.info.standbyUrl,
+      auth: { idToken: () => mintIdToken(mock.server) },
+      trust: { rootCertificates: [mock.standbyRoot, { pem: mock.mainRootPem }] },
       leaseStore: createFileLeaseStore(pc1.path),
-      hardwareId: undefined,
       fetch: offline,
     });
     expect((await client.restore()).leases).toHaveLength(2);
