@@ -60,7 +60,10 @@ export interface ServiceKeys {
    * at once in the background, off the path of the first request.
    */
   restore(jwks: readonly Jwk[]): void;
-  /** The JWKs to keep in the lease store: the trusted ones and the kept ones not checked yet. */
+  /**
+   * The JWKs to keep in the lease store: the trusted ones and the kept ones not checked yet or
+   * being checked.
+   */
   trusted(): Jwk[];
 }
 
@@ -148,13 +151,18 @@ export function createServiceKeys(options: ServiceKeysOptions): ServiceKeys {
     service,
     find: (kid) => trusted.get(kid)?.key,
     trustKept(kid) {
+      const inFlight = trusting.get(kid);
+      if (inFlight) return inFlight;
       const jwk = kept.get(kid);
-      if (jwk === undefined) return trusting.get(kid) ?? Promise.resolve(trusted.get(kid)?.key);
-      kept.delete(kid);
-      // No refusal is recorded: a fetch may still bring a good key for this kid.
+      if (jwk === undefined) return Promise.resolve(trusted.get(kid)?.key);
+      // No refusal is recorded: a fetch may still bring a good key for this kid. The JWK stays
+      // kept (and so saved by a write meanwhile) until its check has passed or failed.
       const pending = consider(jwk, undefined)
         .then(() => trusted.get(kid)?.key)
-        .finally(() => trusting.delete(kid));
+        .finally(() => {
+          trusting.delete(kid);
+          if (kept.get(kid) === jwk) kept.delete(kid);
+        });
       trusting.set(kid, pending);
       return pending;
     },
