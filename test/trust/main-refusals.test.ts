@@ -116,6 +116,31 @@ describe.each(['A', 'B'] as const)('Strategy %s', (strategy) => {
     await client.close();
   });
 
+  it('main answers 401 to a fresh token and the provider refuses the refresh: UNAUTHORIZED, the standby never asked', async () => {
+    // The network says main refused; the token is one the standby would take as it is.
+    let refused = 0;
+    network.use(
+      http.get(`${mock.server.info.mainUrl}/authz/.jwt`, () => {
+        refused += 1;
+        return HttpResponse.json(
+          { error: 'invalid_token', error_description: 'session revoked' },
+          { status: 401, headers: { 'www-authenticate': 'IdToken, ServiceKeyHash' } },
+        );
+      }),
+    );
+    const token = await mintIdToken(mock.server, 'user-1', 3_600);
+    const provider = scriptedProvider([() => token, refusedByProvider]);
+    const { client, counts } = countedClient(provider, { failover: { strategy } });
+
+    const error = await rejection(client.checkout(['ItemA']));
+    expect({ error, standby: counts.standby }).toMatchObject({
+      error: { code: 'UNAUTHORIZED', status: 401 },
+      standby: 0,
+    });
+    expect([refused, provider.calls]).toEqual([1, 2]);
+    await client.close();
+  });
+
   it('the provider returns an expired ID token: main is asked, refuses, UNAUTHORIZED; the standby never asked', async () => {
     const token = await expiredIdToken();
     const provider = scriptedProvider([() => token]);
