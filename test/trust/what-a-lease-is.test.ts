@@ -11,6 +11,7 @@ import { createFileLeaseStore } from '@standby-licensing/sdk/node';
 import { createLyingNetwork, fetchReal, rewrite } from '@test/helpers/lying-network.js';
 import {
   clientFor,
+  closedPort,
   countingFetch,
   type MockLicensing,
   mintIdToken,
@@ -142,6 +143,39 @@ describe('a main release answer is never a lease', () => {
     });
     // The lease kept is still the genuine one.
     expect((await readStoreFile(path)).leases.map((entry) => entry.token)).toEqual([lease!.token]);
+    await client.close();
+  });
+});
+
+describe('a lease verifies against the keys of the service it came from', () => {
+  it("a genuine main lease as the standby's answer is TOKEN_INVALID", async () => {
+    const { mainUrl, standbyUrl } = mock.server.info;
+    network.use(
+      http.get(`${standbyUrl}/authz/.jwt`, async ({ request }) => {
+        // The same request answered by main: a genuine lease, of the other service.
+        const real = await fetchReal(request, request.url.replace(standbyUrl, mainUrl));
+        return rewrite(real, await real.text());
+      }),
+    );
+    const { client } = clientFor(mock, {
+      leaseStore: createFileLeaseStore(storePath()),
+      mainUrl: `http://127.0.0.1:${await closedPort()}/main`,
+      failover: { mainAttempts: 1 },
+    });
+    expect(await rejection(client.checkout(['ItemA']))).toMatchObject({
+      code: 'TOKEN_INVALID',
+      reason: 'kid',
+    });
+    await client.close();
+  });
+
+  it("verify() with the other service's keys refuses a genuine lease", async () => {
+    const { path, lease } = await storeWithMainKeys();
+    const { client } = clientFor(mock, { leaseStore: createFileLeaseStore(path) });
+    expect(await rejection(client.verify(lease.token, { service: 'standby' }))).toMatchObject({
+      code: 'TOKEN_INVALID',
+      reason: 'kid',
+    });
     await client.close();
   });
 });
