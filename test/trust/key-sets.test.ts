@@ -108,7 +108,8 @@ async function goodCheckouts(path: string) {
   return [...leases, ...standby];
 }
 
-const hostileSets: Array<[string, (real: JwkSet) => unknown]> = [
+/** Hostile answers, made from the real set and the other service's genuine key. */
+const hostileSets: Array<[string, (real: JwkSet, other: Jwk) => unknown]> = [
   ['only an unknown kid', (real) => ({ keys: [{ ...real.keys[0], kid: 'unknown-kid' }] })],
   ['only a stranger key (chain to no embedded root)', () => ({ keys: [stranger.jwk] })],
   ['an empty set', () => ({ keys: [] })],
@@ -129,6 +130,10 @@ const hostileSets: Array<[string, (real: JwkSet) => unknown]> = [
     'the good kid with its modulus changed',
     (real) => ({ keys: real.keys.map((jwk) => ({ ...jwk, n: stranger.jwk.n })) }),
   ],
+  [
+    "the other service's genuine key renamed with the good kid",
+    (real, other) => ({ keys: real.keys.map((jwk) => ({ ...other, kid: jwk.kid })) }),
+  ],
   ['a body without keys', () => ({ key: [] })],
 ];
 
@@ -141,7 +146,8 @@ describe.each(['main', 'standby'] as const)(
         const path = storePath();
         const leases = await goodCheckouts(path);
         const saved = await readStoreFile(path);
-        const answers = lieAboutKeys(service, lie);
+        const other = saved.keys[service === 'main' ? 'standby' : 'main'][0]!;
+        const answers = lieAboutKeys(service, (real) => lie(real, other));
 
         // A token with a kid the app does not hold sends the client to the service's JWK set.
         const lease = leases.find((l) => l.servedBy === service)!;
