@@ -5,7 +5,8 @@
 // nothing; an online exchange re-anchors the mark on the services' time; a clock merely slow is
 // corrected by the offset kept in the store; a time mark earlier than a lease it holds was
 // edited. Rules: sdk/src/lease/trusted-clock.ts (accepted, observe, assertNotRolledBack),
-// sdk/src/lease/lease-state.ts (the mark kept), sdk/src/lease/store-document.ts (checkTimes).
+// sdk/src/lease/lease-state.ts (the mark kept), sdk/src/lease/store-document.ts (checkTimes),
+// sdk/src/client/trusted-keys.ts (a JWK set answer's Date: catchUp).
 import { appendFile, copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -2,8 +2,9 @@
 // it whose claims hold `<item>: true`, a `jti` and a `lic`. A release answer is main-signed and
 // grants `<name>: true` too, but it is never a lease: not to verify(), not from the lease store,
 // not as main's answer to a checkout or a renewal. checkoutProducts grants nothing without such a
-// lease, and a token's segments are strict base64url. Rule: sdk/src/lease/verify-lease.ts
-// (checkLeaseClaims) and sdk/src/lease/lease-token.ts (readLeaseToken).
+// lease, and a token's segments are strict base64url. Rules: sdk/src/lease/verify-lease.ts
+// (checkLeaseClaims), sdk/src/lease/lease-token.ts (readLeaseToken),
+// sdk/src/client/checkout-products.ts, sdk/src/client/accept-token.ts.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
