@@ -8,7 +8,8 @@ import type { ClientContext } from './client-context.js';
  * The key source of `service`, holding a trusted key for `kid` when the service publishes one:
  * a `kid` it lacks is fetched (`GET /.well-known/jwks.json`, one fetch per service at a time,
  * shared by every call waiting for it) unless a fetch within the cooldown already lacked it. New
- * trusted keys are saved in the lease store. A failed fetch throws the transport's outage.
+ * trusted keys are saved in the lease store, and the clock catches up with the services' time the
+ * answer showed. A failed fetch throws the transport's outage.
  */
 export async function keysWithKid(
   context: ClientContext,
@@ -32,7 +33,10 @@ export async function keysWithKid(
 }
 
 async function fetchKeys(context: ClientContext, service: LicensingService): Promise<void> {
-  const jwks = await requestJwks(context.transport, service);
+  const { jwks, serviceTime } = await requestJwks(context.transport, service);
+  // The services' time this answer showed: a kept token (verify) is not judged on a clock set
+  // back while the lease store that held the time mark was removed or damaged.
+  if (serviceTime !== undefined) context.clock.catchUp(serviceTime);
   if (await context.keys[service].merge(jwks, context.clock.local())) {
     await context.state.persist();
   }

@@ -60,7 +60,10 @@ export interface ServiceKeys {
    * at once in the background, off the path of the first request.
    */
   restore(jwks: readonly Jwk[]): void;
-  /** The JWKs to keep in the lease store: the trusted ones and the kept ones not checked yet. */
+  /**
+   * The JWKs to keep in the lease store: the trusted ones and the kept ones not checked yet or
+   * being checked.
+   */
   trusted(): Jwk[];
 }
 
@@ -120,11 +123,25 @@ export function createServiceKeys(options: ServiceKeysOptions): ServiceKeys {
     return pending;
   };
 
+  /** Whether two JWKs carry the same public key (a re-issued certificate chain keeps it). */
+  const sameKey = (a: Jwk, b: Jwk) => a.n === b.n && a.e === b.e;
+
   /** Trusts `jwk` if it passes; returns true when that changed the trusted set. */
   const consider = async (jwk: Jwk, now: number | undefined): Promise<boolean> => {
     const kid = jwk.kid as string;
+    // A fetched set waits for the check of the key the store kept under this kid: it comes first.
+    if (now !== undefined && (kept.has(kid) || trusting.has(kid))) await trustKept(kid);
     const fingerprint = jwkFingerprint(jwk);
-    if (trusted.get(kid)?.fingerprint === fingerprint) return false;
+    const held = () => trusted.get(kid);
+    if (held()?.fingerprint === fingerprint) return false;
+    // A trusted kid keeps its key: another key under its name (another service's key, renamed)
+    // is a bad answer, and a bad answer never takes a trusted key away. Only a new certificate
+    // chain for the same key replaces the JWK.
+    const keepsItsKey = () => {
+      const current = held();
+      return current !== undefined && !sameKey(current.jwk, jwk);
+    };
+    if (keepsItsKey()) return false;
     const earlier = refused.get(kid);
     if (earlier?.fingerprint === fingerprint) {
       if (now !== undefined) refused.set(kid, { ...earlier, at: now });
@@ -132,6 +149,7 @@ export function createServiceKeys(options: ServiceKeysOptions): ServiceKeys {
     }
     try {
       const key = await check(jwk, kid, fingerprint);
+      if (keepsItsKey()) return false;
       trusted.set(kid, { jwk, fingerprint, key });
       kept.delete(kid);
       refused.delete(kid);
@@ -144,20 +162,28 @@ export function createServiceKeys(options: ServiceKeysOptions): ServiceKeys {
     }
   };
 
+  /** Checks the key the store kept under `kid` (once; concurrent callers share the check). */
+  const trustKept = (kid: string): Promise<VerifiedKey | undefined> => {
+    const inFlight = trusting.get(kid);
+    if (inFlight) return inFlight;
+    const jwk = kept.get(kid);
+    if (jwk === undefined) return Promise.resolve(trusted.get(kid)?.key);
+    // No refusal is recorded: a fetch may still bring a good key for this kid. The JWK stays
+    // kept (and so saved by a write meanwhile) until its check has passed or failed.
+    const pending = consider(jwk, undefined)
+      .then(() => trusted.get(kid)?.key)
+      .finally(() => {
+        trusting.delete(kid);
+        if (kept.get(kid) === jwk) kept.delete(kid);
+      });
+    trusting.set(kid, pending);
+    return pending;
+  };
+
   return {
     service,
     find: (kid) => trusted.get(kid)?.key,
-    trustKept(kid) {
-      const jwk = kept.get(kid);
-      if (jwk === undefined) return trusting.get(kid) ?? Promise.resolve(trusted.get(kid)?.key);
-      kept.delete(kid);
-      // No refusal is recorded: a fetch may still bring a good key for this kid.
-      const pending = consider(jwk, undefined)
-        .then(() => trusted.get(kid)?.key)
-        .finally(() => trusting.delete(kid));
-      trusting.set(kid, pending);
-      return pending;
-    },
+    trustKept,
     refusal(kid) {
       return (
         refused.get(kid)?.error ??
@@ -190,7 +216,7 @@ export function createServiceKeys(options: ServiceKeysOptions): ServiceKeys {
         const kid = jwk?.kid;
         if (typeof kid === 'string' && kid !== '' && !trusted.has(kid)) kept.set(kid, jwk);
       }
-      for (const kid of [...kept.keys()]) this.trustKept(kid).catch(() => undefined);
+      for (const kid of [...kept.keys()]) trustKept(kid).catch(() => undefined);
     },
     trusted: () => [
       ...[...trusted.values()].map((entry) => entry.jwk),

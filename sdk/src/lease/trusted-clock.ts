@@ -45,6 +45,13 @@ export interface TrustedClock {
    * @returns false when the estimate was not believed.
    */
   observe(servicesTime: number): boolean;
+  /**
+   * An answer that proves nothing by itself (a JWK set) showed the services' time (ms): when it
+   * is later than {@link TrustedClock.now} by more than {@link OFFSET_RESOLUTION_MS}, the offset
+   * moves forward to it, and the mark rises to it. Unlike {@link TrustedClock.observe} it never
+   * moves the clock back nor lowers the mark: only a verified answer re-anchors.
+   */
+  catchUp(servicesTime: number): void;
   /** A lease was accepted on this clock (offline): the mark rises to {@link TrustedClock.now}. */
   accepted(): void;
   /** The mark rises to at least `time` (ms), e.g. a verified lease's `iat`. */
@@ -103,6 +110,12 @@ export function createTrustedClock(options: TrustedClockOptions): TrustedClock {
       mark = servicesTime;
       anchored = true;
       return true;
+    },
+    catchUp(servicesTime) {
+      const offset = servicesTime - local();
+      if (!Number.isFinite(offset) || Math.abs(offset) > MAX_CLOCK_SKEW_MS) return;
+      if (offset - offsetMs > OFFSET_RESOLUTION_MS) offsetMs = offset;
+      if (servicesTime > mark) mark = servicesTime;
     },
     accepted() {
       mark = Math.max(mark, corrected());

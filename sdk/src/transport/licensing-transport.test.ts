@@ -79,8 +79,12 @@ describe('createLicensingTransport', () => {
 });
 
 describe('requestJwks on the transport', () => {
-  it('returns a key set with a keys array', async () => {
-    await expect(requestJwks(transportAt('/keys'), 'main')).resolves.toEqual({ keys: [] });
+  it("returns a key set with a keys array, and the services' time from Date", async () => {
+    const before = Date.now();
+    const answer = await requestJwks(transportAt('/keys'), 'main');
+    expect(answer.jwks).toEqual({ keys: [] });
+    // Date has whole seconds; the transport reads it mid-second.
+    expect(Math.abs(answer.serviceTime! - before)).toBeLessThan(2_000);
   });
 
   it.each(['/no-keys', '/null-keys'])(
