@@ -157,6 +157,41 @@ describe('a time mark that is no time', () => {
   });
 });
 
+describe('an entry planted with an iat in the future', () => {
+  it('locks restore() out only until the next online exchange, which drops it', async () => {
+    const path = storePath();
+    await genuineStore(createFileLeaseStore(path));
+    // An unsigned junk token issued in ten years, and a time mark just above it: the store keeps
+    // its own rules (mark >= every iat), so offline the clock reads as set back.
+    const future = Math.floor(Date.now() / 1000) + 10 * 365 * 86_400;
+    const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+    const junk = `${b64({ alg: 'RS256', kid: 'junk' })}.${b64({ ItemZ: true, jti: 'J', lic: 'L', iat: future, exp: future + 60 })}.c2ln`;
+    const document = await readStoreFile(path);
+    document.leases.push({ item: 'ItemZ', token: junk, servedBy: 'main' });
+    document.timeMark = (future + 1) * 1000;
+    await writeStoreFile(path, document);
+
+    const offlineClient = clientOn(createFileLeaseStore(path), { fetch: offline });
+    expect(await rejection(offlineClient.restore())).toMatchObject({ code: 'CLOCK_ROLLBACK' });
+    await offlineClient.close();
+
+    // One successful online exchange re-anchors the mark on the services' time; the junk entry
+    // no longer holds it up, and the next restore drops it for its signature.
+    const online = clientOn(createFileLeaseStore(path));
+    expect((await online.checkout(['ItemC'])).leases[0]?.item).toBe('ItemC');
+    expect((await online.restore()).leases.map((lease) => lease.item).sort()).toEqual([
+      'ItemA',
+      'ItemB',
+      'ItemC',
+    ]);
+    await online.close();
+    expect((await readStoreFile(path)).leases.map((lease) => lease.item)).not.toContain('ItemZ');
+    const restarted = clientOn(createFileLeaseStore(path), { fetch: offline });
+    expect((await restarted.restore()).leases).toHaveLength(3);
+    await restarted.close();
+  });
+});
+
 describe('a store that cannot be read for a moment', () => {
   it('one EBUSY on load, then a checkout: the old leases AND the new one are kept', async () => {
     const path = storePath();

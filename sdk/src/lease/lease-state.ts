@@ -154,6 +154,17 @@ export function createLeaseState(deps: LeaseStateDeps): LeaseState {
 
   /** Builds the document to write: leases expired on the time mark leave, the mark covers every iat. */
   const snapshot = () => {
+    // After an online answer, an entry issued later than the services' time (beyond the
+    // tolerance) is no lease this SDK accepted, only something planted in the store: it leaves,
+    // so it cannot hold the mark above the services' time for ever.
+    if (clock.anchored) {
+      const ceiling = clock.mark + toleranceMs;
+      leases = leases.filter((lease) => {
+        const iat = peekClaims(lease.token)?.iat;
+        return !(typeof iat === 'number' && iat * 1000 > ceiling);
+      });
+    }
+    // The mark covers every held lease's iat, so the document keeps its own rule.
     let mark = clock.mark;
     for (const lease of leases) {
       const iat = peekClaims(lease.token)?.iat;
