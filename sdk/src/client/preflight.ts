@@ -3,7 +3,12 @@
 // both must be right), its JWK set goes through the service's key source as in any operation, and
 // the lease store is read and written through the lease state. No seat is taken.
 import type { Credentials } from '../auth/credentials.js';
-import { isLicensingError, LicensingError, TokenInvalidError } from '../errors.js';
+import {
+  ApiResponseError,
+  isLicensingError,
+  LicensingError,
+  TokenInvalidError,
+} from '../errors.js';
 import { isStandbyEnabled } from '../failover/standby-status.js';
 import { formatTime } from '../internal/format-time.js';
 import { assertPathValidAt, ChainError } from '../lease/certificate-chain.js';
@@ -87,11 +92,7 @@ async function checkIdToken(setup: PreflightSetup, signal: AbortSignal | undefin
   } catch (error) {
     if (signal?.aborted) throw signal.reason;
     const cause = asLicensingError(error);
-    return failed(
-      id,
-      `auth.idToken gave no usable ID token: ${clause(cause.message)}. Check that auth.idToken returns the signed-in user's ID token (a JWT with exp).`,
-      cause,
-    );
+    return failed(id, `auth.idToken gave no usable ID token: ${cause.message}`, cause);
   }
   const claims = peekClaims(header.slice(header.indexOf(' ') + 1)) ?? {};
   const sub = typeof claims.sub === 'string' ? ` for ${claims.sub}` : '';
@@ -111,6 +112,8 @@ function unreachable(service: LicensingService, url: string, error: unknown): Pr
     message = `${what} answered with something that is not a licensing service's answer (${clause(cause.message)}). Check ${option}: it must be the service's base URL, under which /authz/.jwt sits.`;
   } else if (cause.code === 'NOT_FOUND') {
     message = `${what} answered 404 (${clause(cause.message)}): there is no licensing service at that path. Check ${option}: it must be the service's base URL, under which /authz/.jwt sits.`;
+  } else if (!(cause instanceof ApiResponseError) && cause.code !== 'SERVICE_UNAVAILABLE') {
+    message = `${what} was not asked: the app has no credentials to send (${clause(cause.message)}). Fix the id-token check first.`;
   } else if (cause.code === 'UNAUTHORIZED' || cause.code === 'FORBIDDEN') {
     message = `${what} refused the app's credentials (${clause(cause.message)}). Check auth, and that the ${service} service trusts the app's identity provider and client id.`;
   } else if (cause.code === 'SERVICE_UNAVAILABLE') {

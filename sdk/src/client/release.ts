@@ -25,7 +25,10 @@ export async function release(
   const list = (Array.isArray(leases) ? leases : [leases]) as readonly Lease[];
   if (list.length === 0) return;
   if (!list.every(isLease)) {
-    throw new LicensingError('INVALID_ARGUMENT', 'release() needs leases returned by checkout()');
+    throw new LicensingError(
+      'INVALID_ARGUMENT',
+      'release() got something that is not a lease. Pass leases returned by checkout(), renew() or restore().',
+    );
   }
   const ids = [...new Set(list.map((lease) => lease.leaseId))];
   // The app is done with them whatever the services answer: they leave the store first.

@@ -23,8 +23,16 @@ const SEGMENT = /^[A-Za-z0-9_-]+$/;
 const utf8 = new TextEncoder();
 const fromUtf8 = new TextDecoder('utf-8', { fatal: true });
 
+/** What to do about a token that is not a lease's form. */
+const FORM_ADVICE =
+  'Check that the token is a lease exactly as a licensing service sent it (mainUrl, standbyUrl).';
+
 function malformed(message: string, cause?: unknown): TokenInvalidError {
-  return new TokenInvalidError('malformed', message, cause === undefined ? {} : { cause });
+  return new TokenInvalidError(
+    'malformed',
+    `${message}. ${FORM_ADVICE}`,
+    cause === undefined ? {} : { cause },
+  );
 }
 
 function isSegment(text: string): boolean {
@@ -69,7 +77,7 @@ export function readLeaseToken(token: unknown): LeaseToken {
   if (header.alg !== 'RS256') {
     throw new TokenInvalidError(
       'alg',
-      `the lease token alg is ${JSON.stringify(header.alg) ?? 'missing'}; only RS256 is accepted`,
+      `the lease token alg is ${JSON.stringify(header.alg) ?? 'missing'}; only RS256 is accepted. ${FORM_ADVICE}`,
     );
   }
   if (typeof header.kid !== 'string' || header.kid === '') {
