@@ -19,42 +19,15 @@
  *   - `has(item)` reads the client's clock: it is right on every render, and the component
  *     re-renders when a lease expires because expiry changes the snapshot too.
  */
-import type { LicensingClient, LicensingError, LicensingStatus } from '@standby-licensing/sdk';
+import type { LicensingClient, LicensingStatus } from '@standby-licensing/sdk';
 import type { ReactNode } from 'react';
 import { useSyncExternalStore } from 'react';
+import { userMessage } from '../user-message.js';
 
 /** The client's status, re-rendering the component on every change. */
 export function useLicensingStatus(client: LicensingClient): LicensingStatus {
   // `client.subscribe` and `client.status` are stable functions: no wrapper, no re-subscribe.
   return useSyncExternalStore(client.subscribe, client.status);
-}
-
-/**
- * What the app shows its user for the client's last error (docs/app-integration.md, "What the
- * app shows its user"). Technical detail goes to the log, not to the user.
- */
-export function userMessage(error: LicensingError): string {
-  switch (error.code) {
-    case 'SERVICE_UNAVAILABLE':
-      return error.reason === 'proxy' || error.reason === 'tls'
-        ? 'The network is blocking the licensing service. Check your proxy or network settings.'
-        : 'The licensing service cannot be reached. Licensed features keep working until your license expires.';
-    case 'STANDBY_DORMANT':
-      return 'The licensing service is down and its backup is not switched on yet. Try again later.';
-    case 'UNAUTHORIZED':
-    case 'ID_TOKEN_EXPIRED':
-      return 'Your sign-in has expired. Sign in again to keep your license.';
-    case 'LICENSE_DENIED':
-    case 'FORBIDDEN':
-      return 'Your account has no license for this feature. Contact your administrator.';
-    case 'CLOCK_ROLLBACK':
-      return "Your computer's clock is wrong. Set it to the correct time and restart the app.";
-    case 'TOKEN_INVALID':
-    case 'LEASE_STORE_INVALID':
-      return 'Your license could not be checked. Connect to the internet so the app can renew it.';
-    default:
-      return 'Licensing is not working right now. Try again later; if it persists, contact support.';
-  }
 }
 
 function untilText(expiresAt: number): string {
