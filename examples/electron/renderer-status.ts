@@ -6,7 +6,7 @@
  * sentence about the last error: never a token, a lease id or a claim. A window that shows web
  * content, or that a bug lets a script into, can then leak nothing a user could replay.
  */
-import type { LicensingService, LicensingStatus } from '@standby-licensing/sdk';
+import type { LicensingError, LicensingService, LicensingStatus } from '@standby-licensing/sdk';
 import { userMessage } from '../user-message.js';
 
 /** One item as a window sees it. */
@@ -22,8 +22,13 @@ export interface RendererStatus {
   activeService: LicensingService;
   online: boolean;
   items: RendererItem[];
-  /** The last error: its code (to branch on) and the sentence for the user. */
-  error?: { code: string; message: string };
+  /** The last error: its code (to branch on) and the sentence for the user, when it has one. */
+  error?: { code: string; message?: string };
+}
+
+function describeError(error: LicensingError): { code: string; message?: string } {
+  const message = userMessage(error);
+  return message === undefined ? { code: error.code } : { code: error.code, message };
 }
 
 /** Picks what a window may know from the client's status. */
@@ -32,8 +37,6 @@ export function toRendererStatus(status: LicensingStatus): RendererStatus {
     activeService: status.activeService,
     online: status.online,
     items: status.leases.map(({ item, servedBy, expiresAt }) => ({ item, servedBy, expiresAt })),
-    ...(status.lastError
-      ? { error: { code: status.lastError.code, message: userMessage(status.lastError) } }
-      : {}),
+    ...(status.lastError ? { error: describeError(status.lastError) } : {}),
   };
 }

@@ -40,7 +40,7 @@ export function renderStatus(container: HTMLElement, status: RendererStatus): vo
       'data-active-service': status.activeService,
     }),
     list,
-    ...(status.error
+    ...(status.error?.message
       ? [line('p', status.error.message, { role: 'alert', 'data-error-code': status.error.code })]
       : []),
   );

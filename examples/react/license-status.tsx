@@ -60,7 +60,7 @@ export function LicenseStatus(props: { client: LicensingClient; items: readonly 
           );
         })}
       </ul>
-      {status.lastError ? (
+      {status.lastError && userMessage(status.lastError) ? (
         <p role="alert" data-error-code={status.lastError.code}>
           {userMessage(status.lastError)}
         </p>

@@ -1,7 +1,7 @@
 // Errors an app can act on (DECISIONS.md "App integration (third wave)"): every LicensingError
 // message ends with what to do. This walks the error-producing paths of the SDK that a test can
 // reach without a real outage (arguments, lease tokens, signing keys, lease stores, the clock, the
-// ID-token provider, main-only calls, a dormant standby, the event client, the machine id) and
+// ID-token provider, main-only calls, a dormant standby, the event client) and
 // checks that each message's LAST SENTENCE starts with an imperative verb from a closed list.
 // Messages built in transport/ and failover/combine-failures.ts are another stream's and are not
 // walked here.
@@ -28,7 +28,6 @@ import { parseTimestamp, timestampFromDate } from './events/timestamp.js';
 import { createLeaseVerifier } from './lease/lease-verifier.js';
 import { createMemoryLeaseStore } from './lease/memory-lease-store.js';
 import { parseTrustedRoots } from './lease/trusted-roots.js';
-import { readMachineId } from './node/machine-id.js';
 
 /** Verbs an instruction to an app developer or operator starts with. */
 const IMPERATIVES = new Set([
@@ -402,28 +401,6 @@ describe('the event client', () => {
     await expectAdvice('putAll', () => events.putAll([], { onBatchWritten: 1 } as never));
     await expectAdvice('timestamp', () => parseTimestamp('abc'), 'INVALID_ARGUMENT');
     await expectAdvice('date', () => timestampFromDate(new Date(Number.NaN)), 'INVALID_ARGUMENT');
-  });
-});
-
-describe('the machine id', () => {
-  it('no OS id and no variable: names the variable', async () => {
-    const error = await expectAdvice(
-      'machineId',
-      () =>
-        readMachineId(
-          {
-            platform: 'linux',
-            env: {},
-            readFile: async () => {
-              throw new Error('ENOENT');
-            },
-            run: async () => '',
-          },
-          { appId: 'com.example.app' },
-        ),
-      'INVALID_ARGUMENT',
-    );
-    expect(error.message).toContain('STANDBY_LICENSING_HARDWARE_ID');
   });
 });
 

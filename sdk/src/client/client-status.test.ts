@@ -147,6 +147,15 @@ describe('client.status() and client.has()', () => {
     const { leases } = await b.client.restore();
     expect(leases.map((lease) => lease.item)).toEqual(['ItemA']);
     expect(b.client.status()).toMatchObject({ online: false, leases });
+    // Restoring nothing changes nothing: no new snapshot, no notification.
+    const c = makeClient({ leaseStore: seededStore() });
+    const before = c.client.status();
+    const { calls, listener } = counting();
+    c.client.subscribe(listener);
+    await c.client.restore();
+    expect(c.client.status()).toBe(before);
+    expect(calls.count).toBe(0);
+    await c.client.close();
     expect(b.client.has('ItemA')).toBe(true);
     await a.client.close();
     await b.client.close();

@@ -140,6 +140,7 @@ export function createClientStatus(deps: ClientStatusDeps): ClientStatus {
 
   /** Holds `fresh`, each in the place of a held lease of its id or of `replacing`. */
   const hold = (fresh: readonly Lease[], replacing?: string) => {
+    if (fresh.length === 0) return;
     let next = [...leases];
     for (const lease of fresh) {
       const matches = (held: Lease) =>
