@@ -48,11 +48,16 @@ export { canonicalPublicKeyPem, computeServiceKeyHash } from './auth/service-key
 export { createLicensingClient } from './client/create-licensing-client.js';
 export type {
   LicensingClient,
+  LicensingStatus,
+  PreflightCheck,
+  PreflightCheckId,
+  PreflightResult,
   ProductCheckout,
   ProductCheckoutResult,
   RestoreResult,
   VerifyOptions,
 } from './client/licensing-client.js';
+export { releaseOnPageHide } from './client/release-on-page-hide.js';
 export type {
   AttemptFailedEvent,
   CircuitCloseEvent,
@@ -83,6 +88,11 @@ export {
   type WebStorageLeaseStoreOptions,
   type WebStorageLike,
 } from './lease/web-storage-lease-store.js';
+export type {
+  CloseOptions,
+  PageHideTarget,
+  ReleaseOnPageHideOptions,
+} from './options/app-integration.js';
 export { DEFAULTS } from './options/defaults.js';
 export type {
   BreakerOptions,

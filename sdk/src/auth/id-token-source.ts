@@ -125,7 +125,7 @@ class DefaultIdTokenSource implements IdTokenSource {
     }
     const expired = new LicensingError(
       'UNAUTHORIZED',
-      `the ID-token provider returned a token that expired at ${formatTime(fresh.expiresAt)}. Check the identity provider and the system clock.`,
+      `the ID-token provider returned a token that expired at ${formatTime(fresh.expiresAt)}. Check the identity provider (auth.idToken) and the system clock.`,
       { reason: 'id-token-expired' },
     );
     return this.#fallback(service, expired, forceRefresh);
@@ -140,7 +140,7 @@ class DefaultIdTokenSource implements IdTokenSource {
           reject(
             new LicensingError(
               'UNAUTHORIZED',
-              `the ID-token provider did not answer within ${this.#providerTimeoutMs} ms`,
+              `the ID-token provider did not answer within ${this.#providerTimeoutMs} ms. Check the identity provider, or raise auth.providerTimeoutMs.`,
               { reason: 'id-token-provider-timeout' },
             ),
           ),
@@ -175,17 +175,21 @@ class DefaultIdTokenSource implements IdTokenSource {
       try {
         raw = await this.#provider();
       } catch (cause) {
-        const detail = cause instanceof Error ? `: ${cause.message}` : '';
-        throw new LicensingError('UNAUTHORIZED', `the ID-token provider failed${detail}`, {
-          cause,
-          reason: 'id-token-provider-failed',
-        });
+        const detail = cause instanceof Error ? `: ${cause.message.replace(/\.$/, '')}` : '';
+        throw new LicensingError(
+          'UNAUTHORIZED',
+          `the ID-token provider failed${detail}. Check the app's sign-in (auth.idToken) and the identity provider.`,
+          {
+            cause,
+            reason: 'id-token-provider-failed',
+          },
+        );
       }
       const parsed = readExpiry(raw);
       if (!parsed) {
         throw new LicensingError(
           'UNAUTHORIZED',
-          'the ID-token provider returned something that is not a JWT with a numeric exp claim',
+          'the ID-token provider returned something that is not a JWT with a numeric exp claim. Check that auth.idToken returns the ID token itself (a JWT), not an access token or an object.',
           { reason: 'id-token-malformed' },
         );
       }
@@ -225,10 +229,14 @@ class DefaultIdTokenSource implements IdTokenSource {
   #fallback(service: LicensingService, error: unknown, forceRefresh: boolean): IdTokenResult {
     const providerError = isLicensingError(error)
       ? error
-      : new LicensingError('UNAUTHORIZED', 'the ID-token provider failed', {
-          cause: error,
-          reason: 'id-token-provider-failed',
-        });
+      : new LicensingError(
+          'UNAUTHORIZED',
+          "the ID-token provider failed. Check the app's sign-in (auth.idToken) and the identity provider.",
+          {
+            cause: error,
+            reason: 'id-token-provider-failed',
+          },
+        );
     const cached = this.#current;
     if (!cached) throw noTokenAtAll(providerError);
     if (forceRefresh) throw providerError;
@@ -241,7 +249,7 @@ class DefaultIdTokenSource implements IdTokenSource {
     }
     throw new LicensingError(
       'ID_TOKEN_EXPIRED',
-      `the last ID token expired at ${formatTime(cached.expiresAt)}, more than ${this.#graceMs} ms ago, and no fresh one could be obtained. The user must sign in again (auth.idToken).`,
+      `the last ID token expired at ${formatTime(cached.expiresAt)}, more than ${this.#graceMs} ms ago, and no fresh one could be obtained. Sign the user in again (auth.idToken).`,
       { cause: providerError },
     );
   }
@@ -261,7 +269,7 @@ function noTokenAtAll(providerError: LicensingError): LicensingError {
   if (!unreachable) return providerError;
   return new LicensingError(
     'SERVICE_UNAVAILABLE',
-    `No ID token to send: ${providerError.message}, and none was kept from before. Check the app's sign-in (auth.idToken) and the identity provider.`,
+    `No ID token to send: ${providerError.message.replace(/\. Check .*$/, '')}, and none was kept from before. Check the app's sign-in (auth.idToken) and the identity provider.`,
     { cause: providerError, reason: providerError.reason! },
   );
 }

@@ -60,7 +60,10 @@ function toSpki(pem: string): Uint8Array<ArrayBuffer> {
  */
 export function canonicalPublicKeyPem(publicKeyPem: string): string {
   if (typeof publicKeyPem !== 'string') {
-    throw new LicensingError('INVALID_ARGUMENT', 'publicKeyPem must be a PEM string');
+    throw new LicensingError(
+      'INVALID_ARGUMENT',
+      "publicKeyPem is not a string. Pass the main deployment's public key as PEM text.",
+    );
   }
   try {
     return formatPem('PUBLIC KEY', toSpki(publicKeyPem));
@@ -68,7 +71,7 @@ export function canonicalPublicKeyPem(publicKeyPem: string): string {
     const detail = cause instanceof Error ? `: ${cause.message}` : '';
     throw new LicensingError(
       'INVALID_ARGUMENT',
-      `publicKeyPem is not a usable public key${detail}`,
+      `publicKeyPem is not a usable public key${detail}. Pass the main deployment's public key (PUBLIC KEY, RSA PUBLIC KEY or CERTIFICATE PEM).`,
       {
         cause,
       },

@@ -15,17 +15,25 @@ function invalid(message: string): LicensingError {
 
 function validateProducts(products: readonly ProductCheckout[]): void {
   if (!Array.isArray(products) || products.length === 0) {
-    throw invalid('products must be a non-empty array');
+    throw invalid(
+      'products is not a non-empty array. Pass { productName, qty, qtyDimension } per product.',
+    );
   }
   products.forEach((product, i) => {
     if (typeof product?.productName !== 'string' || product.productName === '') {
-      throw invalid(`products[${i}].productName must be a non-empty string`);
+      throw invalid(
+        `products[${i}].productName is not a non-empty string. Pass the product's name.`,
+      );
     }
     if (!Number.isInteger(product.qty) || product.qty < 1) {
-      throw invalid(`products[${i}].qty must be an integer >= 1`);
+      throw invalid(
+        `products[${i}].qty is not an integer >= 1. Pass a whole quantity of 1 or more.`,
+      );
     }
     if (!DIMENSIONS.includes(product.qtyDimension)) {
-      throw invalid(`products[${i}].qtyDimension must be one of ${DIMENSIONS.join(', ')}`);
+      throw invalid(
+        `products[${i}].qtyDimension is not one of ${DIMENSIONS.join(', ')}. Pass one of them.`,
+      );
     }
   });
 }
@@ -86,7 +94,7 @@ export async function checkoutProducts(
         if (typeof entry.jwt !== 'string') {
           throw new TokenInvalidError(
             'not-a-lease',
-            `main granted ${productName} without a lease token`,
+            `main granted ${productName} without a lease token. Check that mainUrl is the main licensing service.`,
           );
         }
         const claims = await acceptFreshLease(

@@ -21,20 +21,30 @@ function invalid(message: string): LicensingError {
 
 /** Checks a checkout's items: a non-empty list of distinct, non-reserved names. */
 export function normalizeItems(items: readonly (string | CheckoutItem)[]): AuthzItem[] {
-  if (!Array.isArray(items) || items.length === 0) throw invalid('items must be a non-empty array');
+  if (!Array.isArray(items) || items.length === 0) {
+    throw invalid('items is not a non-empty array. Pass the names of the items to check out.');
+  }
   const seen = new Set<string>();
   return items.map((entry, i) => {
     const { item, licenseId } =
       typeof entry === 'string'
         ? { item: entry, licenseId: undefined }
         : (entry ?? ({} as CheckoutItem));
-    if (typeof item !== 'string' || item === '') throw invalid(`items[${i}] must name an item`);
-    if (RESERVED_ITEM_NAMES.has(item)) {
-      throw invalid(`items[${i}] '${item}' is a reserved parameter or claim name: rename the item`);
+    if (typeof item !== 'string' || item === '') {
+      throw invalid(`items[${i}] names no item. Pass an item name, or { item, licenseId }.`);
     }
-    if (seen.has(item)) throw invalid(`items[${i}] '${item}' is requested twice`);
+    if (RESERVED_ITEM_NAMES.has(item)) {
+      throw invalid(
+        `items[${i}] '${item}' is a reserved parameter or claim name. Rename the item in the licensing catalogue.`,
+      );
+    }
+    if (seen.has(item)) {
+      throw invalid(`items[${i}] '${item}' is requested twice. Pass each item once.`);
+    }
     if (licenseId !== undefined && (typeof licenseId !== 'string' || licenseId === '')) {
-      throw invalid(`items[${i}].licenseId must be a non-empty string`);
+      throw invalid(
+        `items[${i}].licenseId is not a non-empty string. Pass a license id, or leave it out.`,
+      );
     }
     seen.add(item);
     return { item, licenseId };

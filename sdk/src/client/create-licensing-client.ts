@@ -10,18 +10,23 @@ import { createMemoryLeaseStore } from '../lease/memory-lease-store.js';
 import { createServiceKeys } from '../lease/service-keys.js';
 import { createTrustedClock } from '../lease/trusted-clock.js';
 import { parseTrustedRoots, watchRootExpiry } from '../lease/trusted-roots.js';
+import { resolveCloseOptions } from '../options/app-integration.js';
 import {
   type LicensingClientOptions,
   type ResolvedLicensingClientOptions,
   resolveLicensingClientOptions,
 } from '../options/licensing-client.js';
 import { createLicensingTransport } from '../transport/licensing-transport.js';
-import type { LicensingService } from '../types.js';
+import type { CallOptions, Lease, LicensingService } from '../types.js';
 import { checkout } from './checkout.js';
 import { checkoutProducts } from './checkout-products.js';
 import type { ClientContext } from './client-context.js';
+import { createClientStatus } from './client-status.js';
+import { embedHint } from './embed-hint.js';
 import type { LicensingClient } from './licensing-client.js';
-import { release } from './release.js';
+import { observeStore } from './observed-store.js';
+import { preflight } from './preflight.js';
+import { type ReleaseOptions, release } from './release.js';
 import { renew } from './renew.js';
 import { restore } from './restore.js';
 import { verifyToken } from './verify-token.js';
@@ -67,15 +72,6 @@ export interface ClientOverrides {
   idTokens?: IdTokenSource;
 }
 
-/** The command that embeds a service's current root, for chain refusals. */
-function embedHint(service: LicensingService, options: ResolvedLicensingClientOptions): string {
-  const command =
-    service === 'standby'
-      ? `npx standby-licensing embed-root --standby-url ${options.standbyUrl} --api-key <management API key> --out <your roots module>`
-      : `npx standby-licensing embed-root --jwks-url ${options.mainUrl}/.well-known/jwks.json --out <your roots module>`;
-  return `Embed the ${service} service's current root and ship it with the app: ${command}`;
-}
-
 /**
  * Wires a client from resolved options: event hub → clock → key sources and lease state →
  * credentials → transport → strategy → the operations. Nothing here hands a closure down:
@@ -97,8 +93,10 @@ export function assembleLicensingClient(
   const keysOf = (service: LicensingService) =>
     createServiceKeys({ service, anchors, cooldownMs, embedHint: embedHint(service, options) });
   const keys = { main: keysOf('main'), standby: keysOf('standby') };
+  // Observed so that preflight can tell whether a write reached the store.
+  const store = observeStore(options.leaseStore ?? createMemoryLeaseStore());
   const state = createLeaseState({
-    store: options.leaseStore ?? createMemoryLeaseStore(),
+    store,
     clock,
     keys,
     toleranceMs,
@@ -152,13 +150,62 @@ export function assembleLicensingClient(
     jwksFetches: new Map(),
   };
 
+  // What the client holds (leases, service, last error), fed by every operation below.
+  const status = createClientStatus({ clock, strategy, events, logger: options.logger });
+  const held = { held: (result: { leases: Lease[] }) => result.leases };
+  const tracked = {
+    checkout: (items: Parameters<typeof checkout>[1], o?: CallOptions) =>
+      status.track(checkout(context, items, o), held),
+    renew: (lease: Lease, o?: CallOptions) => status.track(renew(context, lease, o)),
+    release: (leases: Lease | readonly Lease[], o?: ReleaseOptions) => {
+      const list = (Array.isArray(leases) ? leases : [leases]) as readonly Lease[];
+      // The app is done with them whatever the services answer.
+      status.drop(list.map((lease) => lease?.leaseId));
+      return status.track(release(context, list, o));
+    },
+  };
+
   const keepers = new Set<LeaseKeeper>();
   let closed = false;
+  let closing: Promise<void> | undefined;
   const open = () => {
-    if (closed)
-      throw new LicensingError('CLIENT_CLOSED', 'The licensing client is closed: create a new one');
+    if (closed || closing) {
+      throw new LicensingError(
+        'CLIENT_CLOSED',
+        'The licensing client is closed. Create a new client for further calls.',
+      );
+    }
     watchRoots();
     return context;
+  };
+
+  /** Releases `leases` in at most `timeoutMs`, best effort (close goes on either way). */
+  const releaseWithin = async (
+    leases: Lease[],
+    closeOptions: ReturnType<typeof resolveCloseOptions>,
+  ) => {
+    if (leases.length === 0) return;
+    const controller = new AbortController();
+    const signal = closeOptions.signal
+      ? AbortSignal.any([closeOptions.signal, controller.signal])
+      : controller.signal;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const deadline = new Promise<void>((resolve) => {
+      timer = setTimeout(() => {
+        controller.abort(
+          new LicensingError(
+            'SERVICE_UNAVAILABLE',
+            `The leases were not released within ${closeOptions.timeoutMs} ms. Check that the licensing services are reachable, or raise timeoutMs.`,
+          ),
+        );
+        resolve();
+      }, closeOptions.timeoutMs);
+    });
+    const released = tracked
+      .release(leases, { signal, keepalive: closeOptions.keepalive })
+      .catch(() => undefined);
+    await Promise.race([released, deadline]);
+    clearTimeout(timer);
   };
 
   return {
@@ -166,28 +213,40 @@ export function assembleLicensingClient(
     get activeService() {
       return strategy.activeService;
     },
-    checkout: async (items, callOptions) => checkout(open(), items, callOptions),
-    renew: async (lease, callOptions) => renew(open(), lease, callOptions),
-    release: async (leases, callOptions) => release(open(), leases, callOptions),
+    checkout: async (items, callOptions) => {
+      open();
+      return tracked.checkout(items, callOptions);
+    },
+    renew: async (lease, callOptions) => {
+      open();
+      return tracked.renew(lease, callOptions);
+    },
+    release: async (leases, callOptions) => {
+      open();
+      return tracked.release(leases, callOptions);
+    },
     verify: async (token, verifyOptions) => verifyToken(open(), token, verifyOptions),
-    restore: async (callOptions) => restore(open(), callOptions),
+    restore: async (callOptions) =>
+      status.track(restore(open(), callOptions), { ...held, exchange: false }),
     async checkoutProducts(products, callOptions) {
       open();
       if (options.auth.kind !== 'idToken') {
         throw new LicensingError(
           'INVALID_ARGUMENT',
-          "checkoutProducts() needs auth.idToken: the main service's checkout action takes ID tokens only",
+          "checkoutProducts() needs ID-token auth: the main service's checkout action takes ID tokens only. Create the client with auth.idToken to use it.",
         );
       }
-      return checkoutProducts(context, products, callOptions);
+      return status.track(checkoutProducts(context, products, callOptions), {
+        held: (results) => results.flatMap((result) => (result.lease ? [result.lease] : [])),
+      });
     },
     keepAlive(leases, keeperOptions = {}) {
       open();
       const keeper = createLeaseKeeper(
         {
-          renew: (lease, o) => renew(context, lease, o),
-          checkout: (items, o) => checkout(context, items, o),
-          release: (list, o) => release(context, list, o),
+          renew: tracked.renew,
+          checkout: tracked.checkout,
+          release: tracked.release,
           events,
           now: options.now,
           random: options.random,
@@ -198,14 +257,49 @@ export function assembleLicensingClient(
       for (const lease of leases) keeper.add(lease);
       return keeper;
     },
-    async close(callOptions = {}) {
+    has: (item) => status.has(item),
+    status: () => status.snapshot(),
+    subscribe: (listener) => status.subscribe(listener),
+    preflight: async (callOptions) =>
+      preflight(
+        open(),
+        {
+          mainUrl: options.mainUrl,
+          standbyUrl: options.standbyUrl,
+          signingKeyId: options.signingKeyId,
+          idTokenAuth: options.auth.kind === 'idToken',
+          credentials,
+          store,
+        },
+        callOptions,
+      ),
+    async close(closeOptions) {
+      const resolved = resolveCloseOptions(closeOptions);
       if (closed) return;
-      const all = [...keepers];
-      keepers.clear();
-      await Promise.allSettled(all.map((keeper) => keeper.close(callOptions)));
-      closed = true;
-      strategy.close();
-      events.clear();
+      closing ??= (async () => {
+        const all = [...keepers];
+        keepers.clear();
+        if (resolved.release) {
+          // Every held lease goes in one release; the keepers stop without releasing theirs.
+          const leases = new Map(status.held().map((lease) => [lease.leaseId, lease]));
+          for (const keeper of all) {
+            for (const lease of keeper.leases) {
+              keeper.remove(lease.item);
+              leases.set(lease.leaseId, lease);
+            }
+          }
+          await Promise.allSettled(all.map((keeper) => keeper.close()));
+          await releaseWithin([...leases.values()], resolved);
+        } else {
+          const signal = resolved.signal;
+          await Promise.allSettled(all.map((keeper) => keeper.close(signal ? { signal } : {})));
+        }
+        closed = true;
+        strategy.close();
+        events.clear();
+        status.close();
+      })();
+      return closing;
     },
   };
 }

@@ -1,5 +1,7 @@
 import type { LicensingEvents } from '../client-hooks.js';
+import type { LicensingError } from '../errors.js';
 import type { LeaseKeeper, LeaseKeeperOptions } from '../lease/lease-keeper.js';
+import type { CloseOptions } from '../options/app-integration.js';
 import type {
   CallOptions,
   CheckoutItem,
@@ -46,6 +48,53 @@ export interface RestoreResult {
   leases: Lease[];
 }
 
+/**
+ * What a licensing client holds and how it reaches the services (`client.status()`): a frozen
+ * snapshot, the same object until something changes.
+ */
+export interface LicensingStatus {
+  /** The service the next call goes to first. */
+  readonly activeService: LicensingService;
+  /**
+   * The leases the client holds, valid on its clock: those from `checkout`, `renew`, `restore`,
+   * `checkoutProducts` and the keepers' renewals, in the order it got them (a renewal takes the
+   * place of the lease it renewed), minus those released and those expired. `verify` adds none.
+   */
+  readonly leases: readonly Lease[];
+  /**
+   * True when the client's last exchange got an answer from a licensing service (a lease, or a
+   * refusal such as a denied item or a dormant standby); false before the first exchange and after
+   * a call no service could serve (`SERVICE_UNAVAILABLE`).
+   */
+  readonly online: boolean;
+  /** The error of the last call that failed, until a later call succeeds. */
+  readonly lastError?: LicensingError;
+}
+
+/** Which part of the setup a preflight check looks at. */
+export type PreflightCheckId = 'main' | 'standby' | 'id-token' | 'lease-store';
+
+/** One check of `client.preflight()`. */
+export interface PreflightCheck {
+  id: PreflightCheckId;
+  /** False only when the check failed (`status: 'failed'`). */
+  ok: boolean;
+  /** `skipped`: the check could not apply (a dormant standby, no ID token in use). */
+  status: 'passed' | 'failed' | 'skipped';
+  /** What was found and, for a failure, what to do. */
+  message: string;
+  /** The error behind a failed check, with its `code` (and `reason`). */
+  error?: LicensingError;
+}
+
+/** Result of `client.preflight()`. */
+export interface PreflightResult {
+  /** True when every check passed or could not apply. */
+  ok: boolean;
+  /** `id-token`, `main`, `standby`, `lease-store`, in that order. */
+  checks: PreflightCheck[];
+}
+
 /** A licensing client (see `createLicensingClient`). */
 export interface LicensingClient extends LicensingEvents {
   /**
@@ -87,6 +136,37 @@ export interface LicensingClient extends LicensingEvents {
   keepAlive(leases: readonly Lease[], options?: LeaseKeeperOptions): LeaseKeeper;
   /** The service the next call goes to first (`'main'` or `'standby'`). */
   readonly activeService: LicensingService;
-  /** Stops probes, closes keepers (releasing their leases) and refuses further calls. */
-  close(options?: CallOptions): Promise<void>;
+  /**
+   * True while the client holds a lease for `item` that has not expired on its clock (the local
+   * clock corrected by the services' offset). No network call: gate a feature on it.
+   *
+   * @throws LicensingError `INVALID_ARGUMENT` when `item` is not a non-empty string.
+   */
+  has(item: string): boolean;
+  /**
+   * A snapshot of what the client holds ({@link LicensingStatus}); the same object until
+   * something changes, so it fits React's `useSyncExternalStore(client.subscribe, client.status)`.
+   */
+  status(): LicensingStatus;
+  /**
+   * Calls `listener()` after every change of {@link LicensingClient.status}'s snapshot. Returns a
+   * function that removes it. A listener that throws is reported to `logger.warn`.
+   */
+  subscribe(listener: () => void): () => void;
+  /**
+   * Checks the setup against the services without taking a seat: the ID-token provider gives a
+   * token (`id-token`), main answers and its signing key chains to an embedded root (`main`),
+   * the standby answers `/enabled` as a standby does and, when enabled, its signing key chains to
+   * an embedded root (`standby`), and the lease store can be read and written (`lease-store`,
+   * written with what it holds). Resolves even when checks fail; run it in the app's CI and at
+   * start.
+   */
+  preflight(options?: CallOptions): Promise<PreflightResult>;
+  /**
+   * Stops probes, closes keepers (releasing their leases unless a keeper's `releaseOnClose` is
+   * false) and refuses further calls. With `{ release: true }` it first releases every lease the
+   * client holds, best effort, in at most `timeoutMs` (default 2 000). Never rejects but for a bad
+   * option.
+   */
+  close(options?: CloseOptions): Promise<void>;
 }

@@ -6,6 +6,12 @@ import type { CallOptions, Lease } from '../types.js';
 import { acceptFreshAnswer, learnServiceTime } from './accept-token.js';
 import type { ClientContext } from './client-context.js';
 
+/** Options of {@link release}. */
+export interface ReleaseOptions extends CallOptions {
+  /** Send the request with fetch's `keepalive` (a page being unloaded). Default false. */
+  keepalive?: boolean;
+}
+
 /**
  * `client.release`: releases leases in one `/authz/.jwt?release&<leaseId>...` request through the
  * failover strategy, and verifies the answer as a signed token of that service (never a lease).
@@ -14,12 +20,15 @@ import type { ClientContext } from './client-context.js';
 export async function release(
   context: ClientContext,
   leases: Lease | readonly Lease[],
-  options: CallOptions = {},
+  options: ReleaseOptions = {},
 ): Promise<void> {
   const list = (Array.isArray(leases) ? leases : [leases]) as readonly Lease[];
   if (list.length === 0) return;
   if (!list.every(isLease)) {
-    throw new LicensingError('INVALID_ARGUMENT', 'release() needs leases returned by checkout()');
+    throw new LicensingError(
+      'INVALID_ARGUMENT',
+      'release() got something that is not a lease. Pass leases returned by checkout(), renew() or restore().',
+    );
   }
   const ids = [...new Set(list.map((lease) => lease.leaseId))];
   // The app is done with them whatever the services answer: they leave the store first.
@@ -31,6 +40,7 @@ export async function release(
       buildReleaseQuery(ids),
       1,
       signal,
+      { keepalive: options.keepalive === true },
     );
     const verified = await acceptFreshAnswer(context, service, answer.tokens[0]!, answer, signal);
     learnServiceTime(context, answer, [verified]);

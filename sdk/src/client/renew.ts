@@ -12,7 +12,7 @@ import type { ClientContext } from './client-context.js';
 export function deniedError(denial: DeniedItem): LicensingError {
   return new LicensingError(
     'LICENSE_DENIED',
-    `'${denial.item}' was denied: ${denial.code}. The user has no license for it on the main service.`,
+    `'${denial.item}' was denied: ${denial.code}. Check the user's license for ${denial.item} on the main service.`,
     { cause: denial },
   );
 }
@@ -28,7 +28,10 @@ export async function renew(
   options: CallOptions = {},
 ): Promise<Lease> {
   if (!isLease(lease)) {
-    throw new LicensingError('INVALID_ARGUMENT', 'renew() needs a lease returned by checkout()');
+    throw new LicensingError(
+      'INVALID_ARGUMENT',
+      'renew() got something that is not a lease. Pass a lease returned by checkout(), renew() or restore().',
+    );
   }
   await context.state.load();
   const { lease: renewed, reissued } = await context.strategy.run(async (service, signal) => {

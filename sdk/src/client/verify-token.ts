@@ -21,7 +21,10 @@ export async function verifyToken(
   options: VerifyOptions = {},
 ): Promise<Lease> {
   if (typeof token !== 'string') {
-    throw new LicensingError('INVALID_ARGUMENT', 'verify() needs a token string');
+    throw new LicensingError(
+      'INVALID_ARGUMENT',
+      'verify() got no token string. Pass a lease token as the app kept it (Lease.token).',
+    );
   }
   const parsed = readLeaseToken(token);
   const { iss } = parsed.claims;

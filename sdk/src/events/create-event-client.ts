@@ -125,7 +125,10 @@ export function createEventClient(options: EventClientOptions): EventClient {
     pages,
     async collect(feed, collectOptions) {
       if (collectOptions?.limit === undefined) {
-        throw new LicensingError('INVALID_ARGUMENT', 'collect needs a limit');
+        throw new LicensingError(
+          'INVALID_ARGUMENT',
+          'collect() got no limit. Pass { limit }: the most events to collect.',
+        );
       }
       const events: FeedEvent[] = [];
       for await (const event of read(feed, collectOptions)) events.push(event);

@@ -78,9 +78,13 @@ export async function fetchFeedPage(
     const error =
       cause instanceof LicensingError
         ? cause
-        : new LicensingError('UNAUTHORIZED', 'Could not get a read token for the event service', {
-            cause,
-          });
+        : new LicensingError(
+            'UNAUTHORIZED',
+            'Could not get a read token for the event service. Check auth.token or auth.privateKey of the event client.',
+            {
+              cause,
+            },
+          );
     // A provider that throws may be calling an identity provider that is briefly down: worth
     // retrying. The SDK's own refusals (bad key, empty token) are not.
     const transient = !(cause instanceof LicensingError) || cause.code === 'SERVICE_UNAVAILABLE';

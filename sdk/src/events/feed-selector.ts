@@ -31,7 +31,7 @@ export function resolveFeed(feed: FeedSelector): ResolvedFeed {
   }
   throw new LicensingError(
     'INVALID_ARGUMENT',
-    'feed must be a source id, { source } or { objectType, objectId }',
+    'feed is not a source id, { source } or { objectType, objectId }. Pass one of these.',
   );
 }
 
@@ -41,10 +41,16 @@ function single(name: string): ResolvedFeed {
 
 function checkPart(value: unknown, name: string): string {
   if (typeof value !== 'string' || value.length === 0) {
-    throw new LicensingError('INVALID_ARGUMENT', `${name} must be a non-empty string`);
+    throw new LicensingError(
+      'INVALID_ARGUMENT',
+      `${name} is not a non-empty string. Pass a non-empty ${name}.`,
+    );
   }
   if (value.includes('/')) {
-    throw new LicensingError('INVALID_ARGUMENT', `${name} must not contain a forward slash`);
+    throw new LicensingError(
+      'INVALID_ARGUMENT',
+      `${name} contains a forward slash, which feed names cannot hold. Pass it without one.`,
+    );
   }
   return value;
 }

@@ -172,7 +172,7 @@ export function followFeed(
       if (delivered === 0 && page.events.length > 0) {
         throw new LicensingError(
           'FEED_CURSOR_REPEATED',
-          `The event service answered after=${cursor} with no newer event for feed ${feed.name}: stopping instead of looping`,
+          `The event service answered after=${cursor} with no newer event for feed ${feed.name}: stopping instead of looping. Check the event service (eventUrl): its paging is broken.`,
         );
       }
       if (delivered === 0) {

@@ -23,13 +23,17 @@ export async function importSigningKey(
       if (isCryptoKey(imported)) return imported;
     }
   } catch (cause) {
-    throw new LicensingError('INVALID_ARGUMENT', `${name} is not a usable ${alg} private key`, {
-      cause,
-    });
+    throw new LicensingError(
+      'INVALID_ARGUMENT',
+      `${name} is not a usable ${alg} private key. Pass the event writer's RSA private key.`,
+      {
+        cause,
+      },
+    );
   }
   throw new LicensingError(
     'INVALID_ARGUMENT',
-    `${name} must be a CryptoKey, a private RSA JWK or PKCS#8 PEM text`,
+    `${name} is not a CryptoKey, a private RSA JWK or PKCS#8 PEM text. Pass the event writer's RSA private key in one of these forms.`,
   );
 }
 

@@ -34,7 +34,10 @@ export async function putAllEvents(
 ): Promise<PutAllResult> {
   const { signal, signer, onBatchWritten } = options;
   if (onBatchWritten !== undefined && typeof onBatchWritten !== 'function') {
-    throw new LicensingError('INVALID_ARGUMENT', 'onBatchWritten must be a function');
+    throw new LicensingError(
+      'INVALID_ARGUMENT',
+      'onBatchWritten is not a function. Pass a function, or leave it out.',
+    );
   }
   const source =
     Symbol.asyncIterator in batches

@@ -65,7 +65,9 @@ export async function signEventBatch(
   if (payload.length === 0) throw invalid('put needs at least one event');
   payload.forEach(checkEvent);
   if (signerOption === undefined && context.signer === undefined) {
-    throw invalid('put needs a signer: { privateKey, alg?, kid? } in its options or the client');
+    throw invalid(
+      'put() has no signer. Pass { signer: { privateKey, alg?, kid? } } to put() or to createEventClient().',
+    );
   }
   // A signer given to the call is checked here; the client's was checked at its creation.
   const given: object = signerOption ?? (context.signer as ResolvedEventSigner);
@@ -78,7 +80,11 @@ export async function signEventBatch(
   try {
     json = JSON.stringify(Array.isArray(events) ? payload : payload[0]);
   } catch (cause) {
-    throw new LicensingError('INVALID_ARGUMENT', 'events must be JSON-serializable', { cause });
+    throw new LicensingError(
+      'INVALID_ARGUMENT',
+      'events are not JSON-serializable. Pass events of plain JSON values (no bigint, no cycles).',
+      { cause },
+    );
   }
   // jose's signing code is loaded at first use (a lazy chunk for bundlers): reading feeds never
   // pays for it.
@@ -95,7 +101,9 @@ export async function signEventBatch(
     await key,
   );
   if (jws.length > MAX_BODY_BYTES) {
-    throw invalid(`the signed batch is ${jws.length} bytes; the service takes at most 1 MiB`);
+    throw invalid(
+      `the signed batch is ${jws.length} bytes; the service takes at most 1 MiB. Split the events into smaller batches (putAll).`,
+    );
   }
   return jws;
 }
@@ -124,7 +132,7 @@ export async function postEventBatch(
   if (!verdict.ok) throw verdict.error;
   throw new LicensingError(
     'SERVICE_UNAVAILABLE',
-    `The event service answered HTTP ${outcome.kind === 'response' ? outcome.status : '?'} instead of 201 (${context.eventUrl}/put)`,
+    `The event service answered HTTP ${outcome.kind === 'response' ? outcome.status : '?'} instead of 201 (${context.eventUrl}/put). Check eventUrl: it must be the event service's base URL.`,
   );
 }
 
@@ -181,5 +189,6 @@ function checkId(record: Record<string, unknown>, field: string, at: string, req
 }
 
 function invalid(message: string): LicensingError {
-  return new LicensingError('INVALID_ARGUMENT', message);
+  const advice = message.endsWith('.') ? '' : '. Fix the events passed to put().';
+  return new LicensingError('INVALID_ARGUMENT', `${message}${advice}`);
 }

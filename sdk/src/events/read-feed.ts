@@ -58,7 +58,10 @@ export function readFeedPages(
   let before = optionalTimestamp(options.before, 'before');
   const order = options.order ?? 'oldest-first';
   if (order !== 'oldest-first' && order !== 'newest-first') {
-    throw new LicensingError('INVALID_ARGUMENT', "order must be 'oldest-first' or 'newest-first'");
+    throw new LicensingError(
+      'INVALID_ARGUMENT',
+      "order is neither 'oldest-first' nor 'newest-first'. Pass one of them.",
+    );
   }
   const pageSize = checkInteger(
     options.pageSize ?? defaults.pageSize,
@@ -112,7 +115,7 @@ export function readFeedPages(
       if (hasMore && !advances(next, bound, forward)) {
         throw new LicensingError(
           'FEED_CURSOR_REPEATED',
-          `The event service sent the cursor ${String(next)} again for feed ${feed.name}: stopping instead of looping`,
+          `The event service sent the cursor ${String(next)} again for feed ${feed.name}: stopping instead of looping. Check the event service (eventUrl): its paging is broken.`,
         );
       }
       yield { events, cursor: (next ?? 0n).toString(), hasMore };

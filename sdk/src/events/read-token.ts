@@ -20,7 +20,10 @@ export function createReadTokenSource(
     return async (feed) => {
       const token = await auth.token({ feed: feed.name });
       if (typeof token !== 'string' || token.length === 0) {
-        throw new LicensingError('UNAUTHORIZED', 'auth.token() returned no token');
+        throw new LicensingError(
+          'UNAUTHORIZED',
+          'auth.token() returned no token. Check that it returns a read token for the event service.',
+        );
       }
       return token;
     };

@@ -25,7 +25,7 @@ export function parseTimestamp(value: unknown, name = 'timestamp'): EventTimesta
   if (parsed === undefined || parsed < 0n || parsed > INT64_MAX) {
     throw new LicensingError(
       'INVALID_ARGUMENT',
-      `${name} must be a bigint or a string of decimal digits (nanoseconds since the epoch), got ${describe(value)}`,
+      `${name} is not a bigint or a string of decimal digits (nanoseconds since the epoch): got ${describe(value)}. Pass an eventReceived value or a cursor as the service gave it.`,
     );
   }
   return parsed;
@@ -47,7 +47,10 @@ export function timestampFromDigits(value: unknown): EventTimestamp | undefined 
 export function timestampFromDate(date: Date): EventTimestamp {
   const ms = date.getTime();
   if (!Number.isFinite(ms) || ms < 0) {
-    throw new LicensingError('INVALID_ARGUMENT', 'date must be a valid Date at or after 1970');
+    throw new LicensingError(
+      'INVALID_ARGUMENT',
+      'date is not a valid Date at or after 1970. Pass a Date from 1970 on.',
+    );
   }
   return BigInt(ms) * NS_PER_MS;
 }

@@ -89,7 +89,7 @@ export async function runOnMain<T>(
   if (main.ok) return main.value;
   throw new LicensingError(
     'SERVICE_UNAVAILABLE',
-    `The main licensing service failed: ${main.errors.at(-1)?.message ?? 'no attempt'}`,
+    `The main licensing service failed (${(main.errors.at(-1)?.message ?? 'no attempt').replace(/\.$/, '')}). Check mainUrl and that the main service is up: this call has no standby to fail over to.`,
     { cause: new AggregateError(main.errors, 'main attempts') },
   );
 }

@@ -33,7 +33,7 @@ export function createStrategyA(deps: StrategyDeps): FailoverStrategy {
     : undefined;
   const circuitOpen = new LicensingError(
     'SERVICE_UNAVAILABLE',
-    'main not tried: its circuit is open after repeated failures',
+    'The main licensing service was not tried: its circuit is open after repeated failures. Check the main service (mainUrl); a later call tries it again.',
   );
 
   /** Main's part of a call, as the breaker allows it; `undefined` when it was skipped. */

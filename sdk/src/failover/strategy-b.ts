@@ -137,7 +137,7 @@ export function createStrategyB(deps: StrategyDeps): FailoverStrategy {
         if (!enabled) {
           throw new LicensingError(
             'STANDBY_DORMANT',
-            'The main licensing service failed and the standby reports it is not enabled',
+            'The main licensing service failed and the standby reports it is not enabled. Check the main service (mainUrl), or ask its operator to enable the standby.',
             { cause: new AggregateError(main.errors, 'main attempts') },
           );
         }

@@ -40,12 +40,15 @@ export async function unsealText(
   } catch (cause) {
     throw new LeaseStoreInvalidError(
       'sealed',
-      "The lease store's seal does not match its text: it was edited, or sealed with another key. It is replaced at the next successful checkout.",
+      "The lease store's seal does not match its text: it was edited, or sealed with another key. It is replaced at the next successful checkout. Check that seal and unseal use the same key on this device.",
       { cause },
     );
   }
   if (typeof opened !== 'string') {
-    throw new LeaseStoreInvalidError('sealed', 'unseal() returned something that is not a string');
+    throw new LeaseStoreInvalidError(
+      'sealed',
+      'unseal() returned something that is not a string. Check the unseal function given to the lease store: it must return the text seal() was given.',
+    );
   }
   return opened;
 }

@@ -113,6 +113,8 @@ export const option: Validators = createValidators((name, message) => {
 });
 
 /** Validators for per-call arguments: throw LicensingError `INVALID_ARGUMENT`. */
-export const argument: Validators = createValidators((_name, message) => {
-  throw new LicensingError('INVALID_ARGUMENT', message);
+export const argument: Validators = createValidators((name, message) => {
+  // Messages that already end with what to do keep their own instruction.
+  const advice = /\.$/.test(message) ? '' : `. Fix the \`${name}\` argument.`;
+  throw new LicensingError('INVALID_ARGUMENT', `${message}${advice}`);
 });

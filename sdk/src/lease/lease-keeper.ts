@@ -85,7 +85,7 @@ export function createLeaseKeeper(
           const denial = result.denied[0];
           throw new LicensingError(
             'LICENSE_DENIED',
-            `'${previous.item}' was denied${denial ? `: ${denial.code}` : ''}`,
+            `'${previous.item}' was denied${denial ? `: ${denial.code}` : ''}. Check the user's license for it on the main service.`,
             { cause: denial },
           );
         }

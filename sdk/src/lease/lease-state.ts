@@ -137,7 +137,7 @@ export function createLeaseState(deps: LeaseStateDeps): LeaseState {
             trusted: false,
             error: new LeaseStoreInvalidError(
               'unreadable',
-              `The lease store could not be read: ${messageOf(error)}`,
+              `The lease store could not be read (${messageOf(error)}); it is read again before anything is written to it. Check the lease store (leaseStore) and what it holds.`,
               {
                 cause: error,
               },

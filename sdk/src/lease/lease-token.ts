@@ -21,8 +21,16 @@ export interface LeaseToken {
 
 const fromUtf8 = new TextDecoder('utf-8', { fatal: true });
 
+/** What to do about a token that is not a lease's form. */
+const FORM_ADVICE =
+  'Check that the token is a lease exactly as a licensing service sent it (mainUrl, standbyUrl).';
+
 function malformed(message: string, cause?: unknown): TokenInvalidError {
-  return new TokenInvalidError('malformed', message, cause === undefined ? {} : { cause });
+  return new TokenInvalidError(
+    'malformed',
+    `${message}. ${FORM_ADVICE}`,
+    cause === undefined ? {} : { cause },
+  );
 }
 
 /** The bytes of a non-empty strict base64url segment (no padding, no other character). */
@@ -70,7 +78,7 @@ export function readLeaseToken(token: unknown): LeaseToken {
   if (header.alg !== 'RS256') {
     throw new TokenInvalidError(
       'alg',
-      `the lease token alg is ${JSON.stringify(header.alg) ?? 'missing'}; only RS256 is accepted`,
+      `the lease token alg is ${JSON.stringify(header.alg) ?? 'missing'}; only RS256 is accepted. ${FORM_ADVICE}`,
     );
   }
   if (typeof header.kid !== 'string' || header.kid === '') {

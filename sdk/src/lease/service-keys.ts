@@ -81,6 +81,10 @@ interface Refusal {
   fingerprint?: string;
 }
 
+function noKeyMessage(service: LicensingService, kid: string): string {
+  return `the ${service} service publishes no key with kid ${kid}. Check that ${service === 'main' ? 'mainUrl' : 'standbyUrl'} is the service that issued the token, or check the item out again.`;
+}
+
 function keysOf(jwks: unknown): Jwk[] {
   const keys = (jwks as { keys?: unknown } | null | undefined)?.keys;
   if (!Array.isArray(keys)) throw new TypeError('the JWK set has no keys array');
@@ -185,10 +189,7 @@ export function createServiceKeys(options: ServiceKeysOptions): ServiceKeys {
     find: (kid) => trusted.get(kid)?.key,
     trustKept,
     refusal(kid) {
-      return (
-        refused.get(kid)?.error ??
-        new TokenInvalidError('kid', `the ${service} service publishes no key with kid ${kid}`)
-      );
+      return refused.get(kid)?.error ?? new TokenInvalidError('kid', noKeyMessage(service, kid));
     },
     mayFetch(kid, now) {
       const earlier = refused.get(kid);
@@ -205,10 +206,7 @@ export function createServiceKeys(options: ServiceKeysOptions): ServiceKeys {
       if (trusted.has(kid) || lastPublished.has(kid)) return;
       refused.set(kid, {
         at: now,
-        error: new TokenInvalidError(
-          'kid',
-          `the ${service} service publishes no key with kid ${kid}`,
-        ),
+        error: new TokenInvalidError('kid', noKeyMessage(service, kid)),
       });
     },
     restore(jwks) {

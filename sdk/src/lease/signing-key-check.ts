@@ -29,22 +29,33 @@ function integerBytes(value: string): string {
   return base64url.encode(bytes.subarray(start));
 }
 
+/** What to do about a published key that is not a licensing service's signing key. */
+function keyAdvice(context: SigningKeyContext): string {
+  const option =
+    context.service === undefined
+      ? 'the URL the key set comes from'
+      : context.service === 'main'
+        ? 'mainUrl'
+        : 'standbyUrl';
+  return `Check that ${option} is a licensing service: it must publish RS256 signing keys with their certificate chain.`;
+}
+
 /** The JWK's `n` and `e`, after checking it is an RSA signing key for RS256. */
-function readRsaJwk(jwk: Record<string, unknown>, kid: string): { n: string; e: string } {
-  if (jwk.kty !== 'RSA')
-    throw new TokenInvalidError('key', `the JWK of kid ${kid} is not an RSA key`);
+function readRsaJwk(
+  jwk: Record<string, unknown>,
+  kid: string,
+  context: SigningKeyContext,
+): { n: string; e: string } {
+  const refuse = (what: string) =>
+    new TokenInvalidError('key', `the JWK of kid ${kid} ${what}. ${keyAdvice(context)}`);
+  if (jwk.kty !== 'RSA') throw refuse('is not an RSA key');
   if (jwk.alg !== undefined && jwk.alg !== 'RS256') {
-    throw new TokenInvalidError(
-      'key',
-      `the JWK of kid ${kid} is for alg ${String(jwk.alg)}, not RS256`,
-    );
+    throw refuse(`is for alg ${String(jwk.alg)}, not RS256`);
   }
   if (jwk.use !== undefined && jwk.use !== 'sig') {
-    throw new TokenInvalidError('key', `the JWK of kid ${kid} has use ${String(jwk.use)}, not sig`);
+    throw refuse(`has use ${String(jwk.use)}, not sig`);
   }
-  if (typeof jwk.n !== 'string' || typeof jwk.e !== 'string') {
-    throw new TokenInvalidError('key', `the JWK of kid ${kid} lacks n or e`);
-  }
+  if (typeof jwk.n !== 'string' || typeof jwk.e !== 'string') throw refuse('lacks n or e');
   return { n: jwk.n, e: jwk.e };
 }
 
@@ -87,7 +98,7 @@ export async function verifySigningKey(
   anchors: readonly TrustAnchor[],
   context: SigningKeyContext = {},
 ): Promise<VerifiedKey> {
-  const { n, e } = readRsaJwk(jwk, kid);
+  const { n, e } = readRsaJwk(jwk, kid, context);
   let path: Awaited<ReturnType<typeof verifyCertificateChain>>;
   try {
     path = await verifyCertificateChain(jwk.x5c, anchors);
@@ -113,18 +124,26 @@ export async function verifySigningKey(
     );
     leaf = await globalThis.crypto.subtle.exportKey('jwk', key);
   } catch (cause) {
-    throw new TokenInvalidError('key', `x5c[0] of kid ${kid} is not an RSA public key`, { cause });
+    throw new TokenInvalidError(
+      'key',
+      `x5c[0] of kid ${kid} is not an RSA public key. ${keyAdvice(context)}`,
+      { cause },
+    );
   }
   let same: boolean;
   try {
     same = integerBytes(leaf.n!) === integerBytes(n) && integerBytes(leaf.e!) === integerBytes(e);
   } catch (cause) {
-    throw new TokenInvalidError('key', `the JWK of kid ${kid} has malformed n or e`, { cause });
+    throw new TokenInvalidError(
+      'key',
+      `the JWK of kid ${kid} has malformed n or e. ${keyAdvice(context)}`,
+      { cause },
+    );
   }
   if (!same) {
     throw new TokenInvalidError(
       'modulus',
-      `the modulus or exponent of x5c[0] differs from the JWK n/e of kid ${kid}`,
+      `the modulus or exponent of x5c[0] differs from the JWK n/e of kid ${kid}. ${keyAdvice(context)}`,
     );
   }
   return { verify, validity: path.validity };

@@ -23,7 +23,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
 function malformed(message: string, cause?: unknown): LeaseStoreInvalidError {
   return new LeaseStoreInvalidError(
     'malformed',
-    `The lease store holds ${message}. It is replaced at the next successful checkout; until then restore() has no leases to give.`,
+    `The lease store holds ${message}. It is replaced at the next successful checkout; until then restore() has no leases to give. Check that nothing but the SDK writes to the lease store.`,
     cause === undefined ? {} : { cause },
   );
 }
@@ -31,7 +31,7 @@ function malformed(message: string, cause?: unknown): LeaseStoreInvalidError {
 function edited(message: string): LeaseStoreInvalidError {
   return new LeaseStoreInvalidError(
     'edited',
-    `The lease store was edited: ${message}. It is replaced at the next successful checkout; seal the store (seal/unseal) to make edits detectable as such.`,
+    `The lease store was edited: ${message}. It is replaced at the next successful checkout. Seal the store (seal/unseal) to make edits detectable as such.`,
   );
 }
 

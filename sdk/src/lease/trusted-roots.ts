@@ -24,7 +24,10 @@ function messageOf(error: unknown): string {
  */
 export function parseTrustedRoots(roots: unknown): ParsedRoot[] {
   if (!Array.isArray(roots) || roots.length === 0) {
-    throw new LicensingError('INVALID_ARGUMENT', 'roots must list at least one root certificate');
+    throw new LicensingError(
+      'INVALID_ARGUMENT',
+      'roots must list at least one root certificate. Pass the roots embed-root wrote (npx standby-licensing embed-root --help).',
+    );
   }
   return roots.map((root: Partial<TrustedRoot> | undefined, index) => {
     try {
@@ -41,7 +44,7 @@ export function parseTrustedRoots(roots: unknown): ParsedRoot[] {
     } catch (cause) {
       throw new LicensingError(
         'INVALID_ARGUMENT',
-        `roots[${index}] is not a PEM certificate: ${messageOf(cause)}`,
+        `roots[${index}] is not a PEM certificate (${messageOf(cause)}). Pass the root embed-root wrote, a -----BEGIN CERTIFICATE----- block.`,
         { cause },
       );
     }

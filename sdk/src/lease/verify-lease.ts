@@ -42,6 +42,10 @@ export const FINAL_REFUSALS: ReadonlySet<TokenInvalidReason> = new Set([
   'item',
 ]);
 
+/** What to do about a token whose signature or claims were altered. */
+const ALTERED_ADVICE =
+  'Check that the token comes unaltered from the licensing service that issued it, or check the item out again.';
+
 function isNumber(value: unknown): value is number {
   return typeof value === 'number' && Number.isFinite(value);
 }
@@ -79,7 +83,7 @@ export async function verifySignedToken(
     const reason = cause instanceof ChainError ? cause.failure : 'chain';
     throw new TokenInvalidError(
       reason,
-      `the signing key ${parsed.kid}: ${String((cause as Error).message)}`,
+      `the signing key ${parsed.kid}: ${String((cause as Error).message)}. Check the system clock; if it is right, embed the service's current root (npx standby-licensing embed-root --help).`,
       {
         cause,
       },
@@ -89,32 +93,47 @@ export async function verifySignedToken(
   try {
     valid = await key.verify(parsed.signingInput, parsed.signature);
   } catch (cause) {
-    throw new TokenInvalidError('signature', 'the token signature cannot be checked', { cause });
+    throw new TokenInvalidError(
+      'signature',
+      `the token signature cannot be checked. ${ALTERED_ADVICE}`,
+      { cause },
+    );
   }
-  if (!valid) throw new TokenInvalidError('signature', 'the token signature does not verify');
+  if (!valid) {
+    throw new TokenInvalidError(
+      'signature',
+      `the token signature does not verify. ${ALTERED_ADVICE}`,
+    );
+  }
   const { claims } = parsed;
   if (!isNumber(claims.iat) || !isNumber(claims.exp)) {
-    throw new TokenInvalidError('malformed', 'the token lacks a numeric iat or exp claim');
+    throw new TokenInvalidError(
+      'malformed',
+      `the token lacks a numeric iat or exp claim. ${ALTERED_ADVICE}`,
+    );
   }
   if (claims.nbf !== undefined && !isNumber(claims.nbf)) {
-    throw new TokenInvalidError('malformed', 'the token has an nbf claim that is not a number');
+    throw new TokenInvalidError(
+      'malformed',
+      `the token has an nbf claim that is not a number. ${ALTERED_ADVICE}`,
+    );
   }
   if (claims.exp * 1000 < at - toleranceMs) {
     throw new TokenInvalidError(
       'expired',
-      `the token expired at ${formatTime(claims.exp * 1000)} (judged at ${formatTime(at)})`,
+      `the token expired at ${formatTime(claims.exp * 1000)} (judged at ${formatTime(at)}). Check the item out again; if it was just issued, check the system clock.`,
     );
   }
   if (isNumber(claims.nbf) && claims.nbf * 1000 > at + toleranceMs) {
     throw new TokenInvalidError(
       'not-yet-valid',
-      `the token is not valid before ${formatTime(claims.nbf * 1000)} (judged at ${formatTime(at)})`,
+      `the token is not valid before ${formatTime(claims.nbf * 1000)} (judged at ${formatTime(at)}). Check the system clock.`,
     );
   }
   if (claims.iat * 1000 > at + toleranceMs) {
     throw new TokenInvalidError(
       'not-yet-valid',
-      `the token was issued at ${formatTime(claims.iat * 1000)}, ahead of ${formatTime(at)}: check the system clock`,
+      `the token was issued at ${formatTime(claims.iat * 1000)}, ahead of ${formatTime(at)}. Check the system clock.`,
     );
   }
   return claims as LeaseClaims;
@@ -150,7 +169,7 @@ export function soleGrantedItem(claims: LeaseClaims): string {
   if (granted.length !== 1) {
     throw new TokenInvalidError(
       'item',
-      `the token grants ${granted.length} items, a lease exactly one: pass the item to check`,
+      `the token grants ${granted.length} items, a lease exactly one. Pass the item to check (options.item).`,
     );
   }
   return granted[0]!;
@@ -171,19 +190,19 @@ export function checkLeaseClaims(
     const errorCode = claims[`${item}_errorCode`];
     throw new TokenInvalidError(
       'item',
-      `the token does not grant ${item}${typeof errorCode === 'string' ? ` (${errorCode})` : ''}`,
+      `the token does not grant ${item}${typeof errorCode === 'string' ? ` (${errorCode})` : ''}. Check the item name, or check ${item} out to get a lease for it.`,
     );
   }
   if (!isId(claims.jti) || !isId(claims.lic)) {
     throw new TokenInvalidError(
       'not-a-lease',
-      `the token grants ${item} but is not a lease: it lacks a lease id (jti) or a license id (lic)`,
+      `the token grants ${item} but is not a lease: it lacks a lease id (jti) or a license id (lic). Pass a lease's token (from checkout or renew), not a release answer.`,
     );
   }
   if (hardwareId !== undefined && claims.hw !== hardwareId) {
     throw new TokenInvalidError(
       'hardware',
-      `the lease is bound to another device (hw ${JSON.stringify(claims.hw) ?? 'absent'}, this device ${JSON.stringify(hardwareId)})`,
+      `the lease is bound to another device (hw ${JSON.stringify(claims.hw) ?? 'absent'}, this device ${JSON.stringify(hardwareId)}). Check the item out on this device; if the device's id changed, check hardwareId (machineId).`,
     );
   }
   return claims;

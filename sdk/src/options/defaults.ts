@@ -5,8 +5,9 @@ export const MAX_GRACE_MS = 86_400_000;
 
 /**
  * Every default of the SDK, in one place (durations in ms): the licensing client (`failover`,
- * `auth`, `trust`, `names`), its lease keeper (`keeper`, the options of `keepAlive`), the event
- * client (`events`) and its follower (`follow`).
+ * `auth`, `trust`, `names`), the release on quitting (`close`: `client.close({ release: true })`,
+ * `releaseOnExit`), its lease keeper (`keeper`, the options of `keepAlive`), the event client
+ * (`events`) and its follower (`follow`).
  */
 export const DEFAULTS = Object.freeze({
   failover: Object.freeze({
@@ -34,6 +35,9 @@ export const DEFAULTS = Object.freeze({
   trust: Object.freeze({
     clockToleranceMs: 60_000,
     unknownKidCooldownMs: 30_000,
+  }),
+  close: Object.freeze({
+    timeoutMs: 2_000,
   }),
   keeper: Object.freeze({
     jitterRatio: 0.1,

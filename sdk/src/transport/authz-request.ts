@@ -11,7 +11,7 @@ export interface AuthzAnswer {
 
 /**
  * One `/authz/.jwt` exchange (consume, renew or release) on `service`: exactly `count` tokens
- * in request order. Any other 2xx body is an outage of the service (the classifier's
+ * in request order (`keepalive`: fetch's, so that a release outlives the page). Any other 2xx body is an outage of the service (the classifier's
  * `malformed-body`), so failover applies.
  *
  * @example
@@ -23,10 +23,17 @@ export async function requestAuthz(
   query: string,
   count: number,
   signal: AbortSignal | undefined,
+  options: { keepalive?: boolean } = {},
 ): Promise<AuthzAnswer> {
   const response: LicensingResponse = await transport.request(
     service,
-    { path: '/authz/.jwt', query, expect: expectTokens(count), signingKey: true },
+    {
+      path: '/authz/.jwt',
+      query,
+      expect: expectTokens(count),
+      signingKey: true,
+      ...(options.keepalive ? { keepalive: true } : {}),
+    },
     signal,
   );
   return { tokens: response.value as string[], serviceTime: response.serviceTime };

@@ -14,6 +14,8 @@ export interface HttpRequest {
   timeoutMs: number;
   /** The caller's signal: its abort rejects the exchange with `signal.reason`. */
   signal?: AbortSignal | undefined;
+  /** Pass `keepalive: true` to fetch, so the request outlives the page. Default false. */
+  keepalive?: boolean;
 }
 
 /** One HTTP exchange through ky: a request and the hooks that build its headers. */
@@ -82,6 +84,7 @@ export function createHttpAttempt(fetchFn: typeof fetch): HttpAttempt {
             headers: request.headers,
             signal: request.signal,
             ...(exchange.body === undefined ? {} : { body: exchange.body }),
+            ...(exchange.keepalive ? { keepalive: true } : {}),
           });
         },
         hooks: {

@@ -21,6 +21,8 @@ export interface LicensingRequest {
   signingKey?: boolean;
   /** Send the `Authorization` header. Default true. */
   authorize?: boolean;
+  /** Send with fetch's `keepalive` (a release while the page unloads). Default false. */
+  keepalive?: boolean;
 }
 
 /** A successful answer: the URL asked, the body, and what it says. */
@@ -130,6 +132,7 @@ export function createLicensingTransport(deps: LicensingTransportDeps): Licensin
         method: request.method ?? 'GET',
         headers,
         ...(request.body === undefined ? {} : { body: request.body }),
+        ...(request.keepalive ? { keepalive: true } : {}),
         timeoutMs: deps.attemptTimeoutMs,
         signal,
         hooks: {

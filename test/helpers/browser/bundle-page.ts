@@ -12,7 +12,7 @@ export interface PageBundle {
 
 /**
  * Bundles a page script (`test/browser/pages/*.ts`) the way an app's bundler would: esbuild,
- * browser platform, ES module, minified. `@standby-licensing/*` imports resolve through
+ * browser platform, ES module, minified, JSX with React's automatic runtime. `@standby-licensing/*` imports resolve through
  * node_modules to the packages' `exports`, that is to the BUILT `dist` files, never to sources:
  * the repository's tsconfig `paths` (which point at sources, for tests and typecheck) are
  * ignored. Throws when an input comes from `sdk/src` or `mock-server/src`.
@@ -29,6 +29,10 @@ export async function bundlePage(entry: string | URL): Promise<PageBundle> {
     write: false,
     metafile: true,
     logLevel: 'silent',
+    // JSX pages (the React example) use the automatic runtime; React's production build, as an
+    // app's bundler makes it. Neither changes a page without JSX or React.
+    jsx: 'automatic',
+    define: { 'process.env.NODE_ENV': '"production"' },
     // Replaces every tsconfig.json on disk, so `paths` cannot redirect to sources.
     tsconfigRaw: {},
   });

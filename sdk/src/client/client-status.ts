@@ -1,0 +1,226 @@
+// What a licensing client holds, in one place: the leases it got (checkout, renew, restore,
+// checkoutProducts and the keepers' renewals) minus those it released or that expired on its
+// clock, the service it routes to, whether its last exchange reached a service, and its last
+// error. `client.has`, `client.status` and `client.subscribe` read it.
+import type { LicensingEventHub } from '../client-hooks.js';
+import { ApiResponseError, isLicensingError, type LicensingError } from '../errors.js';
+import { argument } from '../internal/validate-option.js';
+import type { Lease, LicensingLogger, LicensingService } from '../types.js';
+import type { LicensingStatus } from './licensing-client.js';
+
+/** What {@link createClientStatus} reads: plain values of the client, passed down. */
+export interface ClientStatusDeps {
+  /** The corrected clock (`TrustedClock.now`'s owner): leases expire on it. */
+  clock: { now(): number };
+  /** The failover strategy, for `activeService`. */
+  strategy: { readonly activeService: LicensingService };
+  /** The client's event hub: failover, failback and renewals change the status. */
+  events: LicensingEventHub;
+  /** Receives a listener that threw. */
+  logger: LicensingLogger | undefined;
+}
+
+/** How a tracked call talks to the services. */
+export interface TrackOptions<T> {
+  /** The leases the call's result gives the client (checkout, restore, products). */
+  held?: (value: T) => readonly Lease[];
+  /** False for a call that sends nothing (restore): `online` stays as it was. Default true. */
+  exchange?: boolean;
+}
+
+/** The client's status, fed by its operations (see {@link createClientStatus}). */
+export interface ClientStatus {
+  /** True while a held lease grants `item` on the clock. */
+  has(item: string): boolean;
+  /** The current snapshot: the same object until something changes. */
+  snapshot(): LicensingStatus;
+  /** Calls `listener()` after every change of the snapshot; returns an unsubscribe. */
+  subscribe(listener: () => void): () => void;
+  /** The held leases that have not expired. */
+  held(): Lease[];
+  /** Stops holding leases by lease id (released: the app is done with them). */
+  drop(leaseIds: readonly string[]): void;
+  /** Records a call's outcome (and the leases it gave) and passes it through. */
+  track<T>(call: Promise<T>, options?: TrackOptions<T>): Promise<T>;
+  /** Stops the expiry timer and the event listeners; the last snapshot stays readable. */
+  close(): void;
+}
+
+/** Codes of a refusal some licensing service answered with: the exchange reached a service. */
+const ANSWERED = new Set(['STANDBY_DORMANT', 'LICENSE_DENIED', 'TOKEN_INVALID']);
+/** Codes that describe the call, not the license (a programming error, a closed client). */
+const NOT_STATUS = new Set(['INVALID_ARGUMENT', 'CLIENT_CLOSED']);
+/** `setTimeout`'s longest delay. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+function expiresAt(lease: Lease): number {
+  return lease.claims.exp * 1000;
+}
+
+/** Whether `error` shows that a service answered (true), none did (false), or neither. */
+function reachedBy(error: LicensingError): boolean | undefined {
+  if (error.code === 'SERVICE_UNAVAILABLE') return false;
+  if (error instanceof ApiResponseError || ANSWERED.has(error.code)) return true;
+  return undefined;
+}
+
+/**
+ * Creates the status of a licensing client. The snapshot is a frozen object replaced on every
+ * change, so `useSyncExternalStore(client.subscribe, client.status)` re-renders exactly when
+ * something changed; a lease leaves it when it expires (a timer at the earliest `exp`, and every
+ * read checks the clock).
+ *
+ * @example
+ * const status = createClientStatus({ clock, strategy, events, logger });
+ * const result = await status.track(checkout(context, items), { held: (r) => r.leases });
+ * status.has('ItemA'); // true
+ */
+export function createClientStatus(deps: ClientStatusDeps): ClientStatus {
+  const { clock, strategy, events, logger } = deps;
+  let leases: readonly Lease[] = Object.freeze([]);
+  let online = false;
+  let lastError: LicensingError | undefined;
+  let current: LicensingStatus = Object.freeze({
+    activeService: strategy.activeService,
+    leases,
+    online,
+  });
+  const listeners = new Set<() => void>();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let closed = false;
+
+  const notify = () => {
+    for (const listener of [...listeners]) {
+      try {
+        listener();
+      } catch (error) {
+        logger?.warn('a licensing status listener threw', error);
+      }
+    }
+  };
+
+  const arm = () => {
+    if (timer !== undefined) clearTimeout(timer);
+    timer = undefined;
+    if (closed || leases.length === 0) return;
+    const first = Math.min(...leases.map(expiresAt));
+    const delay = Math.min(MAX_TIMER_MS, Math.max(0, first - clock.now()) + 1);
+    timer = setTimeout(() => {
+      timer = undefined;
+      commit('now');
+    }, delay);
+    (timer as { unref?: () => void }).unref?.();
+  };
+
+  /** Drops expired leases and replaces the snapshot when anything differs from it. */
+  const commit = (when: 'now' | 'later'): boolean => {
+    const now = clock.now();
+    if (leases.some((lease) => expiresAt(lease) <= now)) {
+      leases = Object.freeze(leases.filter((lease) => expiresAt(lease) > now));
+    }
+    const activeService = strategy.activeService;
+    const changed =
+      current.activeService !== activeService ||
+      current.leases !== leases ||
+      current.online !== online ||
+      current.lastError !== lastError;
+    if (!changed) return false;
+    current = Object.freeze({
+      activeService,
+      leases,
+      online,
+      ...(lastError === undefined ? {} : { lastError }),
+    });
+    arm();
+    // Inside `status()` (React's render), listeners are told after the current task's code.
+    if (when === 'now') notify();
+    else queueMicrotask(notify);
+    return true;
+  };
+
+  /** Holds `fresh`, each in the place of a held lease of its id or of `replacing`. */
+  const hold = (fresh: readonly Lease[], replacing?: string) => {
+    if (fresh.length === 0) return;
+    let next = [...leases];
+    for (const lease of fresh) {
+      const matches = (held: Lease) =>
+        held.leaseId === lease.leaseId || (replacing !== undefined && held.leaseId === replacing);
+      const at = next.findIndex(matches);
+      if (at < 0) {
+        next.push(lease);
+        continue;
+      }
+      next[at] = lease;
+      next = next.filter((held, i) => i <= at || !matches(held));
+    }
+    leases = Object.freeze(next);
+  };
+
+  const unsubscribe = [
+    events.on('failover', () => commit('now')),
+    events.on('failback', () => commit('now')),
+    // Renewals (by `renew` or a keeper's new checkout) replace the lease they renewed.
+    events.on('leaseRenewed', ({ previous, lease }) => {
+      hold([lease], previous.leaseId);
+      commit('now');
+    }),
+  ];
+
+  return {
+    has(item) {
+      if (typeof item !== 'string' || item === '') {
+        argument.fail('item', 'has() got no item name. Pass the name of a licensed item.');
+      }
+      const now = clock.now();
+      return leases.some((lease) => lease.item === item && expiresAt(lease) > now);
+    },
+    snapshot() {
+      commit('later');
+      return current;
+    },
+    subscribe(listener) {
+      argument.requireFn('listener', listener);
+      const own = () => listener();
+      listeners.add(own);
+      return () => {
+        listeners.delete(own);
+      };
+    },
+    held() {
+      const now = clock.now();
+      return leases.filter((lease) => expiresAt(lease) > now);
+    },
+    drop(leaseIds) {
+      const gone = new Set(leaseIds);
+      if (!leases.some((lease) => gone.has(lease.leaseId))) return;
+      leases = Object.freeze(leases.filter((lease) => !gone.has(lease.leaseId)));
+      commit('now');
+    },
+    async track(call, options = {}) {
+      const exchange = options.exchange ?? true;
+      let value: Awaited<typeof call>;
+      try {
+        value = await call;
+      } catch (error) {
+        if (isLicensingError(error) && !NOT_STATUS.has(error.code)) {
+          lastError = error;
+          const reached = exchange ? reachedBy(error) : undefined;
+          if (reached !== undefined) online = reached;
+          commit('now');
+        }
+        throw error;
+      }
+      if (options.held) hold(options.held(value));
+      lastError = undefined;
+      if (exchange) online = true;
+      commit('now');
+      return value;
+    },
+    close() {
+      closed = true;
+      for (const off of unsubscribe) off();
+      if (timer !== undefined) clearTimeout(timer);
+      timer = undefined;
+    },
+  };
+}
