@@ -197,7 +197,7 @@ async function checkMain(
 ): Promise<PreflightCheck> {
   let jwks: JwkSet;
   try {
-    jwks = await requestJwks(context.transport, 'main', signal);
+    ({ jwks } = await requestJwks(context.transport, 'main', signal));
   } catch (error) {
     if (signal?.aborted) throw signal.reason;
     return unreachable('main', setup.mainUrl, error);
@@ -235,7 +235,7 @@ async function checkStandby(
   }
   let jwks: JwkSet;
   try {
-    jwks = await requestJwks(context.transport, 'standby', signal);
+    ({ jwks } = await requestJwks(context.transport, 'standby', signal));
   } catch (error) {
     if (signal?.aborted) throw signal.reason;
     return unreachable('standby', url, error);
