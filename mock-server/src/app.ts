@@ -9,6 +9,10 @@ import { apiErrorSchema, createFrameworkErrorHandler, installErrorHandling } fro
 import { eventsService } from './events/index.js';
 import { type CorsPolicy, corsPlugin, createCorsPolicy } from './http/cors.js';
 import { addDepthCheckedJsonParser } from './http/json-body-parser.js';
+import {
+  createLazySchemaCompilers,
+  type LazySchemaCompilers,
+} from './http/lazy-schema-compilers.js';
 import { createClientErrorHandler, installNodeAnswers } from './http/node-answers.js';
 import { idpService } from './idp/index.js';
 import { mainService } from './main/index.js';
@@ -18,6 +22,13 @@ import { signingPoolPlugin } from './signing-pool-plugin.js';
 import { standbyService } from './standby/index.js';
 import { standbyPlugin } from './standby/standby-plugin.js';
 import { eventStorePlugin } from './store/event-store-plugin.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The schema compilers, compiling each route's schemas on first use. */
+    schemaCompilers: LazySchemaCompilers;
+  }
+}
 
 /** Base paths of the four services (DECISIONS.md "Mock server command line"). */
 export const SERVICE_PREFIXES = {
@@ -29,17 +40,41 @@ export const SERVICE_PREFIXES = {
 
 /**
  * Builds the mock server (all services on one instance) without listening, so tests can call
- * `app.inject()` or `app.listen({ port: 0 })`.
+ * `app.inject()` or `app.listen({ port: 0 })`. It resolves with every key made (loaded from the
+ * data dir, or generated); `startServer` instead listens first and makes them right after.
  *
  * @example
  * const app = await buildApp({ state: 'active' });
  * const res = await app.inject({ method: 'GET', url: '/idp/.well-known/jwks.json' });
  */
 export async function buildApp(options: MockServerOptions = {}): Promise<FastifyInstance> {
+  const app = await buildAppDeferringKeys(options);
+  try {
+    app.schemaCompilers.compileAll();
+    await app.deferredKeys.makeAll();
+  } catch (err) {
+    await app.close().catch(() => undefined);
+    throw err;
+  }
+  return app;
+}
+
+/**
+ * {@link buildApp} without making the keys the data dir does not hold (made on first use, or by
+ * `app.deferredKeys.makeAll()`) and without compiling the routes' schemas (each on first use, or
+ * by `app.schemaCompilers.compileAll()`). Key generation (about a second of CPU for the five RSA
+ * keys of a first start) and schema compilation thus stay off the start path of `startServer`.
+ */
+export async function buildAppDeferringKeys(
+  options: MockServerOptions = {},
+): Promise<FastifyInstance> {
   const config = resolveOptions(options);
   const { limits } = config;
   const cors = createCorsPolicy({ origins: config.corsOrigins, wireNames: config.wireNames });
+  const schemaCompilers = createLazySchemaCompilers();
   const app = Fastify({
+    // Schemas compile on first use, off the start path (buildApp compiles them all at once).
+    schemaController: schemaCompilers.schemaController,
     logger: options.logger ?? false,
     // Keep-alive sockets and parked long polls must not hold up shutdown.
     forceCloseConnections: true,
@@ -70,6 +105,7 @@ export async function buildApp(options: MockServerOptions = {}): Promise<Fastify
       connectionsCheckingInterval: Math.max(50, Math.floor(limits.requestTimeoutMs / 6)),
     },
   });
+  app.decorate('schemaCompilers', schemaCompilers);
   try {
     await registerEverything(app, config, cors);
     await app.ready();

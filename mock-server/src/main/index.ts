@@ -5,6 +5,7 @@ import { installAuthHook } from '../auth/auth-hook.js';
 import { createAuthenticator } from '../auth/authenticate.js';
 import { ID_TOKEN_GRACE_SECONDS } from '../auth/id-token-grace.js';
 import { toX5c } from '../crypto/certificates.js';
+import { defer } from '../crypto/deferred-keys.js';
 import { toPublicJwk } from '../crypto/jwk.js';
 import { issueLeaseTokens } from '../licensing/issue-lease-tokens.js';
 import type { ItemDecision } from '../licensing/lease-claims.js';
@@ -46,9 +47,19 @@ export async function mainService(
   options: MainServiceOptions = {},
 ): Promise<void> {
   const now = () => app.clock.now();
-  const signer = app.keyring.main;
-  const chain = await loadMainCertificates(app.store, signer, now());
-  const jwks = { keys: [toPublicJwk(signer, toX5c(chain))] };
+  const chain = await loadMainCertificates(app.store, {
+    storedKey: app.keyring.peek('main'),
+    key: () => app.keyring.get('main'),
+    now,
+  });
+  // The key's public JWK with its chain: loaded now from the data dir, else made on first use
+  // (or right after the server listens), so key generation stays off the start path.
+  const jwks = defer(async () => {
+    const [signer, made] = await Promise.all([app.keyring.get('main'), chain.get()]);
+    return { keys: [toPublicJwk(signer, toX5c(made))] };
+  });
+  app.deferredKeys.add(jwks);
+  const signerNow = async () => app.keyring.peek('main') ?? (await app.keyring.get('main'));
   const catalogue = app.config.items;
   const everyItem = catalogue.has('*');
   const book = app.licenseBook;
@@ -84,7 +95,7 @@ export async function mainService(
   app.get(
     '/.well-known/jwks.json',
     { schema: jwksSchema, config: { access: 'public' } },
-    async () => jwks,
+    async () => jwks.value ?? (await jwks.get()),
   );
 
   app.route({
@@ -92,12 +103,12 @@ export async function mainService(
     url: '/authz/.jwt',
     schema: authzSchema,
     config: { access: 'caller' },
-    handler: (request, reply) => {
+    handler: async (request, reply) => {
       const subject = request.caller!.sub;
       return sendLeaseTokens(request, reply, prefix, {
         subject,
         now: now(),
-        signer,
+        signer: await signerNow(),
         signingPool: app.signingPool,
         decide: decideFor(subject),
       });
@@ -130,6 +141,7 @@ export async function mainService(
     async (request): Promise<CheckoutResult[]> => {
       const caller = request.caller!;
       const issuer = serviceBaseUrl(request, prefix);
+      const signer = await signerNow();
       const decide = decideFor(caller.sub);
       // One signing task per granted line, so a long checkout spreads over the threads.
       const lines = request.body.map(async ({ productName }): Promise<CheckoutResult> => {

@@ -23,7 +23,8 @@ const text = new Ajv({ coerceTypes: 'array', useDefaults: true, removeAdditional
  * }
  */
 export function useStrictBodyValidation(app: FastifyInstance): void {
+  // Compiled on first use, like every schema of the server (http/lazy-schema-compilers.ts).
   app.setValidatorCompiler(({ schema, httpPart }) =>
-    (httpPart === 'body' ? bodies : text).compile(schema),
+    app.schemaCompilers.lazyValidator(() => (httpPart === 'body' ? bodies : text).compile(schema)),
   );
 }

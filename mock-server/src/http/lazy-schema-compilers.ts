@@ -1,0 +1,96 @@
+import AjvCompiler from '@fastify/ajv-compiler';
+import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
+import type { FastifySchemaCompiler, FastifyServerOptions } from 'fastify';
+
+/** A compiled validation function as Fastify calls it: the result, then its `errors`. */
+type Validate = ReturnType<FastifySchemaCompiler<unknown>>;
+type Serialize = (data: unknown) => string;
+/** A compiler as the two packages build them (their own types differ by package). */
+type Compiler = (route: unknown) => unknown;
+type CompilerFactory = (externalSchemas: unknown, options: unknown) => Compiler;
+
+/**
+ * Fastify's own schema compilers (Ajv for validation, fast-json-stringify for answers) with every
+ * compilation put off until the route first uses it. Compiling the routes' schemas costs about
+ * 80 ms of CPU before the server could listen, a sixth of the cold-start budget (DECISIONS.md,
+ * the bin answers within 0.5 s); a CI suite that starts a mock per file pays it per file, mostly
+ * for routes it never calls. The compiled functions are the same: a route validates and
+ * serializes exactly as before, once it has compiled them.
+ */
+export interface LazySchemaCompilers {
+  /** The Fastify option `schemaController` that installs them. */
+  readonly schemaController: NonNullable<FastifyServerOptions['schemaController']>;
+  /** Wraps any compilation (a plugin's own `setValidatorCompiler`) the same way. */
+  lazyValidator(compile: () => Validate): Validate;
+  /**
+   * Compiles every schema not compiled yet, and throws what a broken schema throws. `buildApp`
+   * calls it, so a schema error fails every test that builds the app, as it would have failed
+   * the start before.
+   */
+  compileAll(): void;
+}
+
+/**
+ * Creates the lazy compilers of one server.
+ *
+ * @example
+ * const compilers = createLazySchemaCompilers();
+ * const app = Fastify({ schemaController: compilers.schemaController });
+ */
+export function createLazySchemaCompilers(): LazySchemaCompilers {
+  const pending = new Set<() => void>();
+
+  const lazyValidator = (compile: () => Validate): Validate => {
+    let compiled: Validate | undefined;
+    const ensure = () => {
+      if (compiled) return compiled;
+      compiled = compile();
+      pending.delete(ensure);
+      return compiled;
+    };
+    pending.add(ensure);
+    const validate: Validate = (data: unknown) => {
+      const fn = ensure();
+      const result = fn(data);
+      validate.errors = fn.errors ?? null;
+      return result;
+    };
+    return validate;
+  };
+
+  const lazySerializer = (compile: () => Serialize): Serialize => {
+    let compiled: Serialize | undefined;
+    const ensure = () => {
+      if (compiled) return compiled;
+      compiled = compile();
+      pending.delete(ensure);
+      return compiled;
+    };
+    pending.add(ensure);
+    return (data) => ensure()(data);
+  };
+
+  const buildValidator = AjvCompiler() as unknown as CompilerFactory;
+  const buildSerializer = SerializerSelector() as unknown as CompilerFactory;
+  const compilersFactory = {
+    buildValidator: (externalSchemas: unknown, options: unknown) => {
+      const compiler = buildValidator(externalSchemas, options);
+      return (route: unknown) => lazyValidator(() => compiler(route) as Validate);
+    },
+    buildSerializer: (externalSchemas: unknown, options: unknown) => {
+      const compiler = buildSerializer(externalSchemas, options);
+      return (route: unknown) => lazySerializer(() => compiler(route) as Serialize);
+    },
+  };
+  const schemaController = {
+    compilersFactory,
+  } as unknown as LazySchemaCompilers['schemaController'];
+
+  return {
+    schemaController,
+    lazyValidator,
+    compileAll() {
+      for (const ensure of [...pending]) ensure();
+    },
+  };
+}
