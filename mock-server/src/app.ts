@@ -1,5 +1,6 @@
 import swagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
+import { installFaults } from './admin/fault-hook.js';
 import { createFaultRegistry, type FaultRegistry } from './admin/fault-registry.js';
 import { adminService } from './admin/index.js';
 import { RequestLog } from './admin/request-log.js';
@@ -154,18 +155,18 @@ async function registerEverything(
     const requestLog = new RequestLog();
     // Answers are logged by the hook; requests a fault leaves unanswered, by the fault hook.
     const faults = createFaultRegistry({
+      prefixes: SERVICE_PREFIXES,
       onUnanswered: (request, reply, outcome) =>
         recordUnanswered(requestLog, request, reply, outcome),
     });
     admin = { faults, requestLog };
     app.addHook('onResponse', createRequestLogHook(requestLog));
+    // Before the services: it learns their routes and answers before any of their hooks.
+    installFaults(app, faults);
   }
 
   await app.register(standbyService, { prefix: SERVICE_PREFIXES.standby });
-  await app.register(mainService, {
-    prefix: SERVICE_PREFIXES.main,
-    ...(admin ? { faults: admin.faults } : {}),
-  });
+  await app.register(mainService, { prefix: SERVICE_PREFIXES.main });
   await app.register(idpService, { prefix: SERVICE_PREFIXES.idp });
   await app.register(eventsService, { prefix: SERVICE_PREFIXES.events });
   if (admin) await app.register(adminService, { prefix: '/admin', ...admin });

@@ -77,10 +77,11 @@ export function createLazySchemaCompilers(): LazySchemaCompilers {
       const compiler = buildValidator(externalSchemas, options);
       return (route: unknown) => lazyValidator(() => compiler(route) as Validate);
     },
-    buildSerializer: (externalSchemas: unknown, options: unknown) => {
-      const compiler = buildSerializer(externalSchemas, options);
-      return (route: unknown) => lazySerializer(() => compiler(route) as Serialize);
-    },
+    // A compiler per route: the package's compiler shares its options between the routes and
+    // drops a shared schema from them for good once a route's own schema carries its `$id` (an
+    // inline ApiError schema), after which `{ $ref: 'ApiError#' }` no longer resolves.
+    buildSerializer: (externalSchemas: unknown, options: unknown) => (route: unknown) =>
+      lazySerializer(() => buildSerializer(externalSchemas, options)(route) as Serialize),
   };
   const schemaController = {
     compilersFactory,

@@ -1,6 +1,4 @@
 import type { FastifyInstance } from 'fastify';
-import { createFaultHook } from '../admin/fault-hook.js';
-import type { FaultRegistry } from '../admin/fault-registry.js';
 import { installAuthHook } from '../auth/auth-hook.js';
 import { createAuthenticator } from '../auth/authenticate.js';
 import { ID_TOKEN_GRACE_SECONDS } from '../auth/id-token-grace.js';
@@ -15,12 +13,6 @@ import { sendLeaseClaims } from '../licensing/send-lease-claims.js';
 import { sendLeaseTokens } from '../licensing/send-lease-tokens.js';
 import { loadMainCertificates } from './main-certificates.js';
 import { authzJsonSchema, authzSchema, checkoutSchema, jwksSchema } from './schemas.js';
-
-/** Options of {@link mainService}. */
-export interface MainServiceOptions {
-  /** Faults injected by the admin API; absent when admin is off (no hook at all then). */
-  faults?: FaultRegistry;
-}
 
 interface CheckoutLine {
   productName: string;
@@ -42,10 +34,7 @@ interface CheckoutResult {
  * provisioned licenses (`app.licenseBook`), `POST /licensing/actions/checkout`, and a public JWKS
  * of the main deployment key with its `x5c` chain. ID tokens must be unexpired here (no grace).
  */
-export async function mainService(
-  app: FastifyInstance,
-  options: MainServiceOptions = {},
-): Promise<void> {
+export async function mainService(app: FastifyInstance): Promise<void> {
   const now = () => app.clock.now();
   const chain = await loadMainCertificates(app.store, {
     storedKey: app.keyring.peek('main'),
@@ -77,8 +66,6 @@ export async function mainService(
   // Its key and chain are permanent; licenses and blocked codes go (their outbox stays).
   app.resets.set('main', () => book.reset());
   addFormBodyParser(app);
-  // Faults first: an outage answers before anything else runs.
-  if (options.faults) app.addHook('onRequest', createFaultHook(options.faults, prefix));
   installAuthHook(app, {
     authenticate: createAuthenticator(app, {
       realm: 'main',
