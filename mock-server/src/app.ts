@@ -14,7 +14,11 @@ import {
   createLazySchemaCompilers,
   type LazySchemaCompilers,
 } from './http/lazy-schema-compilers.js';
-import { createClientErrorHandler, installNodeAnswers } from './http/node-answers.js';
+import {
+  createClientErrorHandler,
+  installBodyDrain,
+  installNodeAnswers,
+} from './http/node-answers.js';
 import { idpService } from './idp/index.js';
 import { mainService } from './main/index.js';
 import { mainLicensingPlugin } from './main/main-licensing-plugin.js';
@@ -71,7 +75,14 @@ export async function buildAppDeferringKeys(
 ): Promise<FastifyInstance> {
   const config = resolveOptions(options);
   const { limits } = config;
-  const cors = createCorsPolicy({ origins: config.corsOrigins, wireNames: config.wireNames });
+  const cors = createCorsPolicy({
+    origins: config.corsOrigins,
+    wireNames: config.wireNames,
+    // The admin API is not open to other sites (DECISIONS.md "The mock server for QA and CI").
+    ...(config.admin
+      ? { admin: { allowedHosts: config.allowedHosts, publicUrl: () => config.publicUrl } }
+      : {}),
+  });
   const schemaCompilers = createLazySchemaCompilers();
   const app = Fastify({
     // Schemas compile on first use, off the start path (buildApp compiles them all at once).
@@ -84,7 +95,7 @@ export async function buildAppDeferringKeys(
     // A log line per request would dominate the /authz/.jwt hot path; errors are still logged.
     logController: new LogController({ disableRequestLogging: true }),
     clientErrorHandler: createClientErrorHandler(cors),
-    frameworkErrors: createFrameworkErrorHandler((origin) => cors.headersFor(origin)),
+    frameworkErrors: createFrameworkErrorHandler((origin, url) => cors.headersFor(origin, url)),
     // No pino child logger per request: with request logging off it only costs memory (about
     // 0.6 KiB RSS per parked long poll, bench row 5). Error lines then carry no reqId.
     childLoggerFactory: (logger) => logger,
@@ -129,6 +140,8 @@ async function registerEverything(
   // CORS first: its hook sets the headers before any other hook can answer.
   await app.register(corsPlugin, { policy: cors });
   installNodeAnswers(app, cors);
+  // A refused body is read to its end (up to 16 bodies' worth) so its client reads the refusal.
+  installBodyDrain(app, Math.max(16 * config.limits.maxBodyBytes, 16 * 1024 * 1024));
   addDepthCheckedJsonParser(app, config.limits.maxJsonDepth);
   app.addSchema(apiErrorSchema);
 
