@@ -45,9 +45,14 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   await app.listen({ port, host });
   // Keys the data dir does not hold are made now, in the background (a route that needs one
   // first waits for it): the server answers at once (DECISIONS.md, cold start within 0.5 s).
-  app.deferredKeys.makeAll().catch((err: unknown) => {
-    app.log.error({ err }, 'making the server keys failed; the routes that need them try again');
-  });
+  // The signing threads start after them, so neither competes with the first requests.
+  app.deferredKeys
+    .makeAll()
+    .catch((err: unknown) => {
+      app.log.error({ err }, 'making the server keys failed; the routes that need them try again');
+    })
+    .then(() => app.signingPool.start())
+    .catch((err: unknown) => app.log.error({ err }, 'the signing threads did not start'));
   const address = app.server.address();
   const actualPort = typeof address === 'object' && address ? address.port : port;
   const origin = `http://${host.includes(':') ? `[${host}]` : host}:${actualPort}`;

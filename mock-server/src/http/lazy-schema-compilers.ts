@@ -73,9 +73,15 @@ export function createLazySchemaCompilers(): LazySchemaCompilers {
   const buildValidator = AjvCompiler() as unknown as CompilerFactory;
   const buildSerializer = SerializerSelector() as unknown as CompilerFactory;
   const compilersFactory = {
+    // The Ajv instance itself waits for the first compilation too: adding the shared schemas to
+    // it compiles Ajv's meta-schema (about 35 ms).
     buildValidator: (externalSchemas: unknown, options: unknown) => {
-      const compiler = buildValidator(externalSchemas, options);
-      return (route: unknown) => lazyValidator(() => compiler(route) as Validate);
+      let compiler: Compiler | undefined;
+      return (route: unknown) =>
+        lazyValidator(() => {
+          compiler ??= buildValidator(externalSchemas, options);
+          return compiler(route) as Validate;
+        });
     },
     // A compiler per route: the package's compiler shares its options between the routes and
     // drops a shared schema from them for good once a route's own schema carries its `$id` (an

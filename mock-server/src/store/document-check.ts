@@ -22,8 +22,11 @@ export function createDocumentCheck<T>(
   schema: SchemaObject,
   verify?: (value: T) => void,
 ): DocumentCheck<T> {
-  const validate = ajv.compile(schema);
+  // Compiled on first use: a server without a data dir never reads a document, and compiling
+  // these schemas (Ajv's meta-schema first) would cost its cold start about 45 ms.
+  let compiled: ReturnType<typeof ajv.compile> | undefined;
   return (value) => {
+    const validate = (compiled ??= ajv.compile(schema));
     if (!validate(value)) {
       const [error] = validate.errors ?? [];
       throw new Error(
