@@ -26,7 +26,8 @@ export function createDocumentCheck<T>(
   // these schemas (Ajv's meta-schema first) would cost its cold start about 45 ms.
   let compiled: ReturnType<typeof ajv.compile> | undefined;
   return (value) => {
-    const validate = (compiled ??= ajv.compile(schema));
+    compiled ??= ajv.compile(schema);
+    const validate = compiled;
     if (!validate(value)) {
       const [error] = validate.errors ?? [];
       throw new Error(
