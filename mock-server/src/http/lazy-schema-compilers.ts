@@ -1,6 +1,9 @@
-import AjvCompiler from '@fastify/ajv-compiler';
-import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
+import { createRequire } from 'node:module';
 import type { FastifySchemaCompiler, FastifyServerOptions } from 'fastify';
+
+// The compiler packages (Ajv and fast-json-stringify with them) load with the first schema to
+// compile, not at start: about 25 ms of a cold start. Compiling is synchronous, so `require`.
+const require = createRequire(import.meta.url);
 
 /** A compiled validation function as Fastify calls it: the result, then its `errors`. */
 type Validate = ReturnType<FastifySchemaCompiler<unknown>>;
@@ -70,8 +73,20 @@ export function createLazySchemaCompilers(): LazySchemaCompilers {
     return (data) => ensure()(data);
   };
 
-  const buildValidator = AjvCompiler() as unknown as CompilerFactory;
-  const buildSerializer = SerializerSelector() as unknown as CompilerFactory;
+  let validatorFactory: CompilerFactory | undefined;
+  let serializerFactory: CompilerFactory | undefined;
+  const buildValidator: CompilerFactory = (externalSchemas, options) => {
+    validatorFactory ??= (require('@fastify/ajv-compiler') as () => CompilerFactory)();
+    return validatorFactory(externalSchemas, options);
+  };
+  const buildSerializer: CompilerFactory = (externalSchemas, options) => {
+    serializerFactory ??= (
+      require('@fastify/fast-json-stringify-compiler') as {
+        SerializerSelector: () => CompilerFactory;
+      }
+    ).SerializerSelector();
+    return serializerFactory(externalSchemas, options);
+  };
   const compilersFactory = {
     // The Ajv instance itself waits for the first compilation too: adding the shared schemas to
     // it compiles Ajv's meta-schema (about 35 ms).
