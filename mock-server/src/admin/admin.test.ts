@@ -398,7 +398,6 @@ describe('faults on every service, over real HTTP', () => {
     ['every 0', { mode: 'reset', every: 0 }],
     ['a fractional every', { mode: 'reset', every: 2.5 }],
     ['a negative jitter', { mode: 'delay', jitterMs: -1 }],
-    ['jitter on an error', { mode: 'error', jitterMs: 5 }],
     ['a status the mode has not', { mode: 'error', status: 418 }],
     ['a null service', { service: null, mode: 'reset' }],
     ['a route without a slash', { route: 'authz', mode: 'reset' }],

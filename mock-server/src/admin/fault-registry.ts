@@ -182,18 +182,8 @@ export function createFaultRegistry(options: FaultRegistryOptions): FaultRegistr
         `The ${service} service has no route ${route}; one of *, ${[...known[service]].sort().join(', ')}`,
       );
     }
-    const only = (member: keyof FaultSpec, modes: FaultMode[]) => {
-      if (spec[member] !== undefined && !modes.includes(spec.mode)) {
-        throw invalid(`${member} applies to mode ${modes.join(' or ')} only`);
-      }
-    };
-    only('status', ['error']);
-    only('retryAfterSeconds', ['error']);
-    only('delayMs', ['delay']);
-    only('jitterMs', ['delay']);
-    if (spec.seed !== undefined && spec.probability === undefined && spec.jitterMs === undefined) {
-      throw invalid('seed drives probability and jitterMs: give one of them with it');
-    }
+    // Members of another mode (`status` on a reset, `delayMs` on an error) are checked by the
+    // schema like any value, then left out, as they always were.
     const fault: Fault = { service, route, mode: spec.mode, hits: 0, misses: 0 };
     if (spec.mode === 'error') {
       fault.status = spec.status ?? 503;
@@ -204,7 +194,7 @@ export function createFaultRegistry(options: FaultRegistryOptions): FaultRegistr
       if (spec.jitterMs !== undefined) fault.jitterMs = spec.jitterMs;
     }
     if (spec.probability !== undefined) fault.probability = spec.probability;
-    if (spec.probability !== undefined || spec.jitterMs !== undefined) {
+    if (spec.probability !== undefined || fault.jitterMs !== undefined) {
       // A random seed is shown in the list, so a run can be repeated with it.
       fault.seed = spec.seed ?? randomInt(MAX_FAULT_SEED + 1);
     }
