@@ -155,14 +155,21 @@ export function installNodeAnswers(app: FastifyInstance, cors: CorsPolicy): void
  * installBodyDrain(app, 16 * 1024 * 1024);
  */
 export function installBodyDrain(app: FastifyInstance, maxDrainBytes: number): void {
-  app.addHook('onSend', async (request, reply, payload) => {
+  // A callback hook, not an async one: it runs on every answer, leases included.
+  app.addHook('onSend', (request, reply, payload, done) => {
     const raw = request.raw;
     // Only the refusals of a body (Fastify's parser errors); a shutdown's 503 closes as it says.
     const refusal =
       reply.statusCode === 400 || reply.statusCode === 413 || reply.statusCode === 415;
-    if (raw.complete || !refusal || reply.getHeader('connection') !== 'close') return payload;
+    if (raw.complete || !refusal || reply.getHeader('connection') !== 'close') {
+      done(null, payload);
+      return;
+    }
     const announced = Number(raw.headers['content-length']);
-    if (Number.isFinite(announced) ? announced > maxDrainBytes : false) return payload;
+    if (Number.isFinite(announced) && announced > maxDrainBytes) {
+      done(null, payload);
+      return;
+    }
     reply.removeHeader('connection');
     if (!Number.isFinite(announced)) {
       // A chunked body over the bound is not drained to its end: the socket goes.
@@ -172,6 +179,6 @@ export function installBodyDrain(app: FastifyInstance, maxDrainBytes: number): v
         if (drained > maxDrainBytes) raw.socket.destroy();
       });
     }
-    return payload;
+    done(null, payload);
   });
 }
