@@ -2,6 +2,9 @@ import type { FastifyInstance } from 'fastify';
 import { buildAppDeferringKeys, SERVICE_PREFIXES } from './app.js';
 import type { MockServerOptions } from './options.js';
 
+/** How long after listening the keys not asked for yet start to be made, in ms. */
+const WARM_UP_DELAY_MS = 250;
+
 /** Options of {@link startServer}: the app's options plus where to listen. */
 export interface StartServerOptions extends MockServerOptions {
   /** Port; `0` picks a free one. Default 8787. */
@@ -43,16 +46,25 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   const { port = 8787, host = '127.0.0.1', ...appOptions } = options;
   const app = await buildAppDeferringKeys(appOptions);
   await app.listen({ port, host });
-  // Keys the data dir does not hold are made now, in the background (a route that needs one
-  // first waits for it): the server answers at once (DECISIONS.md, cold start within 0.5 s).
-  // The signing threads start after them, so neither competes with the first requests.
-  app.deferredKeys
-    .makeAll()
-    .catch((err: unknown) => {
-      app.log.error({ err }, 'making the server keys failed; the routes that need them try again');
-    })
-    .then(() => app.signingPool.start())
-    .catch((err: unknown) => app.log.error({ err }, 'the signing threads did not start'));
+  // Keys the data dir does not hold are made in the background, a moment after listening, so
+  // the first requests have the cores to themselves (DECISIONS.md, cold start within 0.5 s); a
+  // request that needs a key sooner makes it at once and waits for it. The signing threads start
+  // after the keys.
+  const warm = setTimeout(() => {
+    // Closed meanwhile (through `app.close()`): nothing to make any more.
+    if (!app.server.listening) return;
+    app.deferredKeys
+      .makeAll()
+      .catch((err: unknown) => {
+        app.log.error(
+          { err },
+          'making the server keys failed; the routes that need them try again',
+        );
+      })
+      .then(() => app.signingPool.start())
+      .catch((err: unknown) => app.log.error({ err }, 'the signing threads did not start'));
+  }, WARM_UP_DELAY_MS);
+  warm.unref();
   const address = app.server.address();
   const actualPort = typeof address === 'object' && address ? address.port : port;
   const origin = `http://${host.includes(':') ? `[${host}]` : host}:${actualPort}`;
@@ -66,5 +78,12 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     idpUrl: `${config.publicUrl}${SERVICE_PREFIXES.idp}`,
     apiKey: app.apiKey,
   };
-  return { app, info, close: () => app.close() };
+  return {
+    app,
+    info,
+    close: () => {
+      clearTimeout(warm);
+      return app.close();
+    },
+  };
 }
