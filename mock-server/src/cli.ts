@@ -28,8 +28,9 @@ const USAGE = `Usage: standby-mock-server [options]
                               default: any origin; /admin: loopback origins and these)
   --allowed-host <name>       host name /admin answers besides loopback names and the
                               --public-url host (repeatable; others get 403)
-  --admin                     serve /admin (faults, reset, clock, main provisioning) and the
-                              QA console at /admin/console
+  --admin                     serve /admin (faults on every service, scenarios, the request
+                              journal, reset, clock, main provisioning) and the QA console at
+                              /admin/console; it answers loopback pages and hosts only
   --signing-threads <n>       worker threads that sign leases; 0 signs on the event loop
                               (default: one per core, 0 on a single core)
   --main-audit-events         main also writes an audit event (Created, Updated, Deleted)
