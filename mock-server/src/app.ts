@@ -1,5 +1,6 @@
 import swagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
+import { installFaults } from './admin/fault-hook.js';
 import { createFaultRegistry, type FaultRegistry } from './admin/fault-registry.js';
 import { adminService } from './admin/index.js';
 import { RequestLog } from './admin/request-log.js';
@@ -9,7 +10,15 @@ import { apiErrorSchema, createFrameworkErrorHandler, installErrorHandling } fro
 import { eventsService } from './events/index.js';
 import { type CorsPolicy, corsPlugin, createCorsPolicy } from './http/cors.js';
 import { addDepthCheckedJsonParser } from './http/json-body-parser.js';
-import { createClientErrorHandler, installNodeAnswers } from './http/node-answers.js';
+import {
+  createLazySchemaCompilers,
+  type LazySchemaCompilers,
+} from './http/lazy-schema-compilers.js';
+import {
+  createClientErrorHandler,
+  installBodyDrain,
+  installNodeAnswers,
+} from './http/node-answers.js';
 import { idpService } from './idp/index.js';
 import { mainService } from './main/index.js';
 import { mainLicensingPlugin } from './main/main-licensing-plugin.js';
@@ -19,6 +28,13 @@ import { signingPoolPlugin } from './signing-pool-plugin.js';
 import { standbyService } from './standby/index.js';
 import { standbyPlugin } from './standby/standby-plugin.js';
 import { eventStorePlugin } from './store/event-store-plugin.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The schema compilers, compiling each route's schemas on first use. */
+    schemaCompilers: LazySchemaCompilers;
+  }
+}
 
 /** Base paths of the four services (DECISIONS.md "Mock server command line"). */
 export const SERVICE_PREFIXES = {
@@ -30,17 +46,48 @@ export const SERVICE_PREFIXES = {
 
 /**
  * Builds the mock server (all services on one instance) without listening, so tests can call
- * `app.inject()` or `app.listen({ port: 0 })`.
+ * `app.inject()` or `app.listen({ port: 0 })`. It resolves with every key made (loaded from the
+ * data dir, or generated); `startServer` instead listens first and makes them right after.
  *
  * @example
  * const app = await buildApp({ state: 'active' });
  * const res = await app.inject({ method: 'GET', url: '/idp/.well-known/jwks.json' });
  */
 export async function buildApp(options: MockServerOptions = {}): Promise<FastifyInstance> {
+  const app = await buildAppDeferringKeys(options);
+  try {
+    app.schemaCompilers.compileAll();
+    await app.deferredKeys.makeAll();
+  } catch (err) {
+    await app.close().catch(() => undefined);
+    throw err;
+  }
+  return app;
+}
+
+/**
+ * {@link buildApp} without making the keys the data dir does not hold (made on first use, or by
+ * `app.deferredKeys.makeAll()`) and without compiling the routes' schemas (each on first use, or
+ * by `app.schemaCompilers.compileAll()`). Key generation (about a second of CPU for the five RSA
+ * keys of a first start) and schema compilation thus stay off the start path of `startServer`.
+ */
+export async function buildAppDeferringKeys(
+  options: MockServerOptions = {},
+): Promise<FastifyInstance> {
   const config = resolveOptions(options);
   const { limits } = config;
-  const cors = createCorsPolicy({ origins: config.corsOrigins, wireNames: config.wireNames });
+  const cors = createCorsPolicy({
+    origins: config.corsOrigins,
+    wireNames: config.wireNames,
+    // The admin API is not open to other sites (DECISIONS.md "The mock server for QA and CI").
+    ...(config.admin
+      ? { admin: { allowedHosts: config.allowedHosts, publicUrl: () => config.publicUrl } }
+      : {}),
+  });
+  const schemaCompilers = createLazySchemaCompilers();
   const app = Fastify({
+    // Schemas compile on first use, off the start path (buildApp compiles them all at once).
+    schemaController: schemaCompilers.schemaController,
     logger: options.logger ?? false,
     // Keep-alive sockets and parked long polls must not hold up shutdown.
     forceCloseConnections: true,
@@ -49,7 +96,7 @@ export async function buildApp(options: MockServerOptions = {}): Promise<Fastify
     // A log line per request would dominate the /authz/.jwt hot path; errors are still logged.
     logController: new LogController({ disableRequestLogging: true }),
     clientErrorHandler: createClientErrorHandler(cors),
-    frameworkErrors: createFrameworkErrorHandler((origin) => cors.headersFor(origin)),
+    frameworkErrors: createFrameworkErrorHandler((origin, url) => cors.headersFor(origin, url)),
     // No pino child logger per request: with request logging off it only costs memory (about
     // 0.6 KiB RSS per parked long poll, bench row 5). Error lines then carry no reqId.
     childLoggerFactory: (logger) => logger,
@@ -71,6 +118,7 @@ export async function buildApp(options: MockServerOptions = {}): Promise<Fastify
       connectionsCheckingInterval: Math.max(50, Math.floor(limits.requestTimeoutMs / 6)),
     },
   });
+  app.decorate('schemaCompilers', schemaCompilers);
   try {
     await registerEverything(app, config, cors);
     await app.ready();
@@ -93,6 +141,8 @@ async function registerEverything(
   // CORS first: its hook sets the headers before any other hook can answer.
   await app.register(corsPlugin, { policy: cors });
   installNodeAnswers(app, cors);
+  // A refused body is read to its end (up to 16 bodies' worth) so its client reads the refusal.
+  installBodyDrain(app, Math.max(16 * config.limits.maxBodyBytes, 16 * 1024 * 1024));
   addDepthCheckedJsonParser(app, config.limits.maxJsonDepth);
   app.addSchema(apiErrorSchema);
 
@@ -110,18 +160,18 @@ async function registerEverything(
     const requestLog = new RequestLog();
     // Answers are logged by the hook; requests a fault leaves unanswered, by the fault hook.
     const faults = createFaultRegistry({
+      prefixes: SERVICE_PREFIXES,
       onUnanswered: (request, reply, outcome) =>
         recordUnanswered(requestLog, request, reply, outcome),
     });
     admin = { faults, requestLog };
     app.addHook('onResponse', createRequestLogHook(requestLog));
+    // Before the services: it learns their routes and answers before any of their hooks.
+    installFaults(app, faults);
   }
 
   await app.register(standbyService, { prefix: SERVICE_PREFIXES.standby });
-  await app.register(mainService, {
-    prefix: SERVICE_PREFIXES.main,
-    ...(admin ? { faults: admin.faults } : {}),
-  });
+  await app.register(mainService, { prefix: SERVICE_PREFIXES.main });
   await app.register(idpService, { prefix: SERVICE_PREFIXES.idp });
   await app.register(eventsService, { prefix: SERVICE_PREFIXES.events });
   if (admin) await app.register(adminService, { prefix: '/admin', ...admin });

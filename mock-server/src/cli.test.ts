@@ -3,6 +3,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { sendRaw } from '@test/helpers/mock-server/raw-http.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
@@ -185,6 +186,9 @@ describe('command line', () => {
       '2',
       '--request-timeout-ms',
       '5000',
+      '--admin',
+      '--allowed-host',
+      'mock.ci.internal',
     ]);
     try {
       expect(proc.info.standbyUrl).toBe('https://licensing.example.test/standby');
@@ -215,6 +219,17 @@ describe('command line', () => {
       const three = await fetch(`${local}/main/authz/.jwt?A&B&C`, { headers: auth });
       expect(three.status).toBe(400);
       expect((await fetch(`${local}/main/authz/.jwt?A&B`, { headers: auth })).status).toBe(200);
+      // The admin API answers the --allowed-host name and the --public-url host, no other.
+      const adminAt = async (host: string) =>
+        (
+          await sendRaw(
+            Number(port),
+            `GET /admin/clock HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`,
+          )
+        ).status;
+      expect(await adminAt('mock.ci.internal:8787')).toBe(200);
+      expect(await adminAt('licensing.example.test')).toBe(200);
+      expect(await adminAt('evil.example.test')).toBe(403);
     } finally {
       expect(await stop(proc)).toBe(0);
     }
@@ -282,6 +297,7 @@ describe('command line', () => {
     ['a missing key file', ['--idp-public-key', '/nonexistent/key.pem']],
     ['a public URL with credentials', ['--public-url', 'http://user:pw@evil.test']],
     ['a CORS origin with a path', ['--cors-origin', 'https://app.test/x']],
+    ['an allowed host with a port', ['--allowed-host', 'mock.test:8787']],
     ['a limit that is not a number', ['--max-items', 'many']],
     ['a limit out of range', ['--request-timeout-ms', '1']],
     ['no licenses at all', ['--max-licenses', '0']],

@@ -25,9 +25,12 @@ const USAGE = `Usage: standby-mock-server [options]
   --wire-names <k=v,...>      vendor header/scheme names: apiKeyHeader, signingKeyIdHeader,
                               idTokenScheme, serviceKeyHashScheme (default: the spec's names)
   --cors-origin <origin>      origin allowed to read answers cross-origin (repeatable;
-                              default: any origin)
-  --admin                     serve /admin (faults, reset, clock, main provisioning) and the
-                              QA console at /admin/console
+                              default: any origin; /admin: loopback origins and these)
+  --allowed-host <name>       host name /admin answers besides loopback names and the
+                              --public-url host (repeatable; others get 403)
+  --admin                     serve /admin (faults on every service, scenarios, the request
+                              journal, reset, clock, main provisioning) and the QA console at
+                              /admin/console; it answers loopback pages and hosts only
   --signing-threads <n>       worker threads that sign leases; 0 signs on the event loop
                               (default: one per core, 0 on a single core)
   --main-audit-events         main also writes an audit event (Created, Updated, Deleted)
@@ -78,6 +81,7 @@ function parseCommandLine(argv: string[]): StartServerOptions | undefined {
       issuer: { type: 'string' },
       'public-url': { type: 'string' },
       'cors-origin': { type: 'string', multiple: true },
+      'allowed-host': { type: 'string', multiple: true },
       'client-id': { type: 'string' },
       'service-public-key': { type: 'string', multiple: true },
       'event-writer-key': { type: 'string', multiple: true },
@@ -113,6 +117,7 @@ function parseCommandLine(argv: string[]): StartServerOptions | undefined {
   if (values.issuer !== undefined) options.issuer = values.issuer;
   if (values['public-url'] !== undefined) options.publicUrl = values['public-url'];
   if (values['cors-origin'] !== undefined) options.corsOrigins = values['cors-origin'];
+  if (values['allowed-host'] !== undefined) options.allowedHosts = values['allowed-host'];
   const limits: Partial<MockServerLimits> = {};
   for (const [flag, name] of LIMIT_OPTIONS) {
     const text = (values as Record<string, unknown>)[flag];

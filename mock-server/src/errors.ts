@@ -115,13 +115,15 @@ export function installErrorHandling(app: FastifyInstance): void {
  * would have added.
  *
  * @example
- * Fastify({ frameworkErrors: createFrameworkErrorHandler((origin) => cors.headersFor(origin)) });
+ * Fastify({
+ *   frameworkErrors: createFrameworkErrorHandler((origin, url) => cors.headersFor(origin, url)),
+ * });
  */
 export function createFrameworkErrorHandler(
-  corsHeaders: (origin: string | undefined) => Record<string, string>,
+  corsHeaders: (origin: string | undefined, url: string) => Record<string, string>,
 ): (err: FastifyError, request: FastifyRequest, reply: FastifyReply) => void {
   return (err, request, reply) => {
-    reply.headers(corsHeaders(request.headers.origin));
+    reply.headers(corsHeaders(request.headers.origin, request.url));
     sendApiError(reply, fromFastifyError(err));
   };
 }

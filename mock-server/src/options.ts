@@ -26,6 +26,12 @@ export interface MockServerOptions {
    * Default: any origin.
    */
   corsOrigins?: string[];
+  /**
+   * Host names the admin API answers besides the loopback names (`127.0.0.1`, `localhost`,
+   * `[::1]`) and the host of `publicUrl`, e.g. `['mock.ci.internal']` for a mock reached by that
+   * name. Any other `Host` gets 403 on `/admin` (DNS rebinding). Default: none.
+   */
+  allowedHosts?: string[];
   /** Limits (DECISIONS.md "Limits of the mock server"). Default: {@link DEFAULT_LIMITS}. */
   limits?: Partial<MockServerLimits>;
   /** OAuth client id that ID tokens' `aud` must contain. Default `'mock-client'`. */
@@ -99,6 +105,8 @@ export interface ResolvedOptions {
   publicUrlExplicit: boolean;
   /** Allowed CORS origins; undefined means any origin. */
   corsOrigins: ReadonlySet<string> | undefined;
+  /** Host names the admin API answers besides loopback and the public URL's, lower-case. */
+  allowedHosts: ReadonlySet<string>;
   limits: Readonly<MockServerLimits>;
   clientId: string;
   servicePublicKeys: TrustedKey[] | undefined;
@@ -131,6 +139,7 @@ const KNOWN = new Set([
   'issuer',
   'publicUrl',
   'corsOrigins',
+  'allowedHosts',
   'limits',
   'clientId',
   'servicePublicKeys',
@@ -186,6 +195,24 @@ export function parseCorsOrigin(text: string): string {
   return origin;
 }
 
+/**
+ * Checks a host name for `allowedHosts` (a DNS name, an IPv4 address or a bracketed IPv6
+ * address, no port) and returns it in lower case.
+ */
+export function parseAllowedHost(text: string): string {
+  if (
+    typeof text !== 'string' ||
+    !/^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*|\[[0-9A-Fa-f:.]+\])$/.test(
+      text,
+    )
+  ) {
+    throw new TypeError(
+      `allowedHosts: ${String(text)} is not a host name (a name or address, no scheme or port)`,
+    );
+  }
+  return text.toLowerCase();
+}
+
 /** Applies defaults and validates; throws a TypeError naming the bad option. */
 export function resolveOptions(options: MockServerOptions = {}): ResolvedOptions {
   for (const key of Object.keys(options)) {
@@ -214,6 +241,9 @@ export function resolveOptions(options: MockServerOptions = {}): ResolvedOptions
   if (options.corsOrigins !== undefined && !Array.isArray(options.corsOrigins)) {
     throw new TypeError('corsOrigins must be an array of origins');
   }
+  if (options.allowedHosts !== undefined && !Array.isArray(options.allowedHosts)) {
+    throw new TypeError('allowedHosts must be an array of host names');
+  }
   if (
     options.apiKey !== undefined &&
     (typeof options.apiKey !== 'string' || options.apiKey === '')
@@ -233,6 +263,7 @@ export function resolveOptions(options: MockServerOptions = {}): ResolvedOptions
       options.corsOrigins === undefined || options.corsOrigins.includes('*')
         ? undefined
         : new Set(options.corsOrigins.map(parseCorsOrigin)),
+    allowedHosts: new Set((options.allowedHosts ?? []).map(parseAllowedHost)),
     limits: resolveLimits(options.limits),
     clientId: options.clientId ?? 'mock-client',
     servicePublicKeys: keys(options.servicePublicKeys, 'servicePublicKeys'),

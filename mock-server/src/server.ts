@@ -1,6 +1,9 @@
 import type { FastifyInstance } from 'fastify';
-import { buildApp, SERVICE_PREFIXES } from './app.js';
+import { buildAppDeferringKeys, SERVICE_PREFIXES } from './app.js';
 import type { MockServerOptions } from './options.js';
+
+/** How long after listening the keys not asked for yet start to be made, in ms. */
+const WARM_UP_DELAY_MS = 250;
 
 /** Options of {@link startServer}: the app's options plus where to listen. */
 export interface StartServerOptions extends MockServerOptions {
@@ -31,7 +34,8 @@ export interface RunningServer {
 }
 
 /**
- * Builds and starts the mock server.
+ * Builds and starts the mock server. It listens before its keys are made (unless the data dir
+ * holds them): they are made right after, and a request that needs one waits for it.
  *
  * @example
  * const server = await startServer({ port: 0, state: 'active' });
@@ -40,8 +44,27 @@ export interface RunningServer {
  */
 export async function startServer(options: StartServerOptions = {}): Promise<RunningServer> {
   const { port = 8787, host = '127.0.0.1', ...appOptions } = options;
-  const app = await buildApp(appOptions);
+  const app = await buildAppDeferringKeys(appOptions);
   await app.listen({ port, host });
+  // Keys the data dir does not hold are made in the background, a moment after listening, so
+  // the first requests have the cores to themselves (DECISIONS.md, cold start within 0.5 s); a
+  // request that needs a key sooner makes it at once and waits for it. The signing threads start
+  // after the keys.
+  const warm = setTimeout(() => {
+    // Closed meanwhile (through `app.close()`): nothing to make any more.
+    if (!app.server.listening) return;
+    app.deferredKeys
+      .makeAll()
+      .catch((err: unknown) => {
+        app.log.error(
+          { err },
+          'making the server keys failed; the routes that need them try again',
+        );
+      })
+      .then(() => app.signingPool.start())
+      .catch((err: unknown) => app.log.error({ err }, 'the signing threads did not start'));
+  }, WARM_UP_DELAY_MS);
+  warm.unref();
   const address = app.server.address();
   const actualPort = typeof address === 'object' && address ? address.port : port;
   const origin = `http://${host.includes(':') ? `[${host}]` : host}:${actualPort}`;
@@ -55,5 +78,12 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     idpUrl: `${config.publicUrl}${SERVICE_PREFIXES.idp}`,
     apiKey: app.apiKey,
   };
-  return { app, info, close: () => app.close() };
+  return {
+    app,
+    info,
+    close: () => {
+      clearTimeout(warm);
+      return app.close();
+    },
+  };
 }

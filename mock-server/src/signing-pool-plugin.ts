@@ -10,8 +10,9 @@ declare module 'fastify' {
 }
 
 /**
- * Starts the lease signing pool with `threads` worker threads (`0`: inline signing) and closes
- * it with the server: `onClose` ends every thread, so `app.close()` leaves none behind.
+ * Creates the lease signing pool with `threads` worker threads (`0`: inline signing; the threads
+ * start with the first lease, or when `startServer` starts them after the keys) and closes it
+ * with the server: `onClose` ends every thread, so `app.close()` leaves none behind.
  */
 export const signingPoolPlugin = fp(
   async (app: FastifyInstance, opts: { threads: number }) => {

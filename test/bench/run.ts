@@ -12,6 +12,7 @@ import { failoverRow } from './row-3-failover.js';
 import { eventsRow } from './row-4-events.js';
 import { longPollMemoryRow } from './row-5-long-poll-memory.js';
 import { bundlesRow } from './row-6-bundles.js';
+import { coldStartRow } from './row-7-cold-start.js';
 
 const ROWS: BenchRow[] = [
   leaseThroughputRow,
@@ -20,6 +21,7 @@ const ROWS: BenchRow[] = [
   eventsRow,
   longPollMemoryRow,
   bundlesRow,
+  coldStartRow,
 ];
 
 function selectRows(only: readonly string[]): BenchRow[] {

@@ -221,6 +221,48 @@ describe.skipIf(chromiumEndpoint() === null)('QA console outage drill in Chromiu
     await expect.poll(() => app.outcomes.slice(from).at(-1)).toBe('main');
   });
 
+  it('picks a scenario: main rate-limited, the app moves to the standby; ending the drill brings it back', async () => {
+    const picker = page.locator('#scenario');
+    await expect
+      .poll(() => picker.locator('option').allTextContents(), { timeout: STEP_TIMEOUT_MS })
+      .toEqual(
+        expect.arrayContaining([
+          'main-down',
+          'main-hang',
+          'main-503',
+          'main-rate-limited',
+          'main-jwks-outage',
+          'idp-down',
+          'captive-portal',
+          'standby-slow',
+        ]),
+      );
+    await picker.selectOption('main-rate-limited');
+    await expect.poll(() => page.locator('#scenario-description').textContent()).toContain('429');
+    await clearLog();
+    await click('Apply scenario');
+    await expect
+      .poll(() => page.locator('#summary').textContent(), { timeout: STEP_TIMEOUT_MS })
+      .toBe(
+        'Drill: main-rate-limited · Main: BROKEN (HTTP 429, Retry-After 1 s on every route) · Standby: active · Clock: real time',
+      );
+    await appRow('429 Too Many Requests').waitFor({ timeout: STEP_TIMEOUT_MS });
+    await appRow('lease from standby').waitFor({ timeout: STEP_TIMEOUT_MS });
+    // The faults table names the service, route and mode the scenario set.
+    await expect
+      .poll(() => page.locator('#faults tr').first().locator('td').allTextContents())
+      .toEqual(expect.arrayContaining(['main', '*', 'HTTP 429, Retry-After 1 s']));
+
+    await click('End drill (clear every fault)');
+    await expect
+      .poll(() => page.locator('#summary').textContent(), { timeout: STEP_TIMEOUT_MS })
+      .toBe('Main: healthy · Standby: active · Clock: real time');
+    await clearLog();
+    const from = app.mark();
+    await appRow('lease from main').waitFor({ timeout: STEP_TIMEOUT_MS });
+    await expect.poll(() => app.outcomes.slice(from).at(-1)).toBe('main');
+  });
+
   it('provisions and revokes a license, and the feed browser shows both events', async () => {
     await page.getByLabel('User (sub)', { exact: true }).fill('console-user');
     await page.getByLabel('Item', { exact: true }).fill('Pro');

@@ -1,4 +1,6 @@
 import { signTestIdToken } from '@test/helpers/mock-server/id-tokens.js';
+import { listenOnLoopback } from '@test/helpers/mock-server/listen.js';
+import { sendRaw } from '@test/helpers/mock-server/raw-http.js';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { buildApp } from '../app.js';
@@ -95,7 +97,15 @@ describe('admin API over real HTTP', () => {
     expect(jwks.status).toBe(200);
     expect((await mainAuthz()).status).toBe(503);
     expect((await admin('GET', '/faults')).body.faults).toEqual([
-      { route: '/authz/.jwt', mode: 'error', status: 503, remaining: 1, hits: 1 },
+      {
+        service: 'main',
+        route: '/authz/.jwt',
+        mode: 'error',
+        status: 503,
+        remaining: 1,
+        hits: 1,
+        misses: 0,
+      },
     ]);
     expect((await mainAuthz()).status).toBe(503);
     expect((await mainAuthz()).status).toBe(200);
@@ -203,6 +213,210 @@ describe('admin API over real HTTP', () => {
     expect(moved.body.offsetMs).toBe(26 * HOUR_MS);
     expect(await standby()).toBe(401);
   });
+});
+
+describe('faults on every service, over real HTTP', () => {
+  let app: FastifyInstance;
+  let origin: string;
+  let port: number;
+  let auth: Record<string, string>;
+
+  const admin = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${origin}/admin${path}`, {
+      method,
+      ...(body === undefined
+        ? {}
+        : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
+    });
+    return { status: res.status, body: await res.json() };
+  };
+  const setFault = async (body: Record<string, unknown>) => {
+    const set = await admin('POST', '/faults', body);
+    expect(set.status).toBe(201);
+    return set.body;
+  };
+  const readToken = async () => {
+    const res = await fetch(`${origin}/idp/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ sub: 'reader', claims: { '*': true } }),
+    });
+    return ((await res.json()) as { id_token: string }).id_token;
+  };
+
+  beforeAll(async () => {
+    app = await buildApp({ admin: true, state: 'active' });
+    ({ origin, port } = await listenOnLoopback(app));
+    auth = { authorization: `IdToken ${signTestIdToken(app)}` };
+  });
+  afterAll(() => app.close());
+  beforeEach(async () => {
+    await admin('DELETE', '/faults');
+  });
+
+  it('breaks one route of the standby and leaves its other routes and main alone', async () => {
+    await setFault({ service: 'standby', route: '/authz/.jwt', mode: 'error', status: 502 });
+    const lease = await fetch(`${origin}/standby/authz/.jwt?ItemA`, { headers: auth });
+    expect(lease.status).toBe(502);
+    expect(lease.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(await lease.text()).toContain('502 Bad Gateway');
+    expect((await fetch(`${origin}/standby/enabled`, { headers: auth })).status).toBe(200);
+    expect((await fetch(`${origin}/main/authz/.jwt?ItemA`, { headers: auth })).status).toBe(200);
+  });
+
+  it('takes the issuer down while main still answers (the ID-token grace drill)', async () => {
+    await setFault({ service: 'idp', mode: 'reset' });
+    await expect(
+      fetch(`${origin}/idp/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"sub":"u"}',
+      }),
+    ).rejects.toThrow(TypeError);
+    await expect(fetch(`${origin}/idp/.well-known/jwks.json`)).rejects.toThrow(TypeError);
+    expect((await fetch(`${origin}/main/authz/.jwt?ItemA`, { headers: auth })).status).toBe(200);
+  });
+
+  it('breaks feed reads of the event service while writes still land', async () => {
+    const token = await readToken();
+    const faults = await admin('GET', '/faults');
+    expect(faults.body.routes.events).toEqual(
+      expect.arrayContaining(['/put', '/get/:eventSourceId']),
+    );
+    await setFault({ service: 'events', route: '/get/:eventSourceId', mode: 'error', status: 500 });
+    const read = await fetch(`${origin}/events/get/app-1`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(read.status).toBe(500);
+    const put = await fetch(`${origin}/events/put`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ eventType: 'Started', eventSourceId: 'app-1' }),
+    });
+    expect(put.status).toBe(201);
+  });
+
+  it('answers a 429 fault with an ApiError, Retry-After and the CORS headers', async () => {
+    await setFault({ mode: 'error', status: 429, retryAfterSeconds: 3 });
+    const res = await fetch(`${origin}/main/licensing/actions/checkout`, {
+      method: 'POST',
+      headers: { origin: 'http://app.example.test' },
+    });
+    expect(res.status).toBe(429);
+    expect(res.headers.get('retry-after')).toBe('3');
+    expect(res.headers.get('access-control-allow-origin')).toBe('http://app.example.test');
+    expect(await res.json()).toEqual({
+      error: 'too_many_requests',
+      error_description: 'Rate limit exceeded',
+    });
+  });
+
+  it('answers a captive portal: 200 with an HTML login page instead of a token', async () => {
+    await setFault({ mode: 'captive-portal' });
+    const res = await fetch(`${origin}/main/authz/.jwt?ItemA`, { headers: auth });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(await res.text()).toContain('<form');
+  });
+
+  it('truncates: status and headers of the real answer, then half the body and a closed socket', async () => {
+    const whole = await (await fetch(`${origin}/main/.well-known/jwks.json`)).text();
+    await setFault({ route: '/.well-known/jwks.json', mode: 'truncate' });
+    const res = await fetch(`${origin}/main/.well-known/jwks.json`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(Number(res.headers.get('content-length'))).toBe(Buffer.byteLength(whole));
+    await expect(res.text()).rejects.toThrow(TypeError);
+    // On the wire: exactly the first half, then the server closes.
+    const raw = await sendRaw(
+      port,
+      'GET /main/.well-known/jwks.json HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n',
+    );
+    const body = raw.text.slice(raw.text.indexOf('\r\n\r\n') + 4);
+    expect(body).toBe(whole.slice(0, Math.floor(Buffer.byteLength(whole) / 2)));
+    const journal = await admin('GET', '/requests?service=main&path=/.well-known/jwks.json');
+    expect(journal.body.entries.at(-1)).toMatchObject({ status: 200, outcome: 'truncated' });
+  });
+
+  it('repeats a seeded fault exactly: the same seed gives the same hits and misses', async () => {
+    const run = async () => {
+      await setFault({ mode: 'reset', probability: 0.5, seed: 2024 });
+      let marks = '';
+      for (let i = 0; i < 24; i++) {
+        marks += await fetch(`${origin}/main/.well-known/jwks.json`).then(
+          () => '.',
+          () => 'x',
+        );
+      }
+      const [fault] = (await admin('GET', '/faults')).body.faults;
+      return { marks, hits: fault.hits, misses: fault.misses };
+    };
+    const first = await run();
+    expect(first.marks).toMatch(/x/);
+    expect(first.marks).toMatch(/\./);
+    expect(first.hits + first.misses).toBe(24);
+    expect(first.hits).toBe([...first.marks].filter((m) => m === 'x').length);
+    expect(await run()).toEqual(first);
+  });
+
+  it('hits every n-th request with every', async () => {
+    await setFault({ mode: 'error', every: 3 });
+    const statuses = [];
+    for (let i = 0; i < 6; i++) {
+      statuses.push((await fetch(`${origin}/main/.well-known/jwks.json`)).status);
+    }
+    expect(statuses).toEqual([200, 200, 503, 200, 200, 503]);
+  });
+
+  it('never faults a preflight, so a browser meets the fault of the request itself', async () => {
+    await setFault({ mode: 'reset' });
+    const preflight = await fetch(`${origin}/main/authz/.jwt`, {
+      method: 'OPTIONS',
+      headers: { origin: 'http://app.example.test', 'access-control-request-method': 'GET' },
+    });
+    expect(preflight.status).toBe(204);
+  });
+
+  it('clears the faults of one service', async () => {
+    await setFault({ mode: 'error' });
+    await setFault({ service: 'idp', mode: 'error' });
+    expect((await admin('DELETE', '/faults?service=idp')).body).toEqual({ cleared: 1 });
+    expect((await admin('GET', '/faults')).body.faults).toEqual([
+      expect.objectContaining({ service: 'main', route: '*' }),
+    ]);
+  });
+
+  it.each([
+    ['an unknown route', { route: '/nowhere', mode: 'reset' }],
+    ['a route of another service', { service: 'idp', route: '/authz/.jwt', mode: 'reset' }],
+    ['an unknown service', { service: 'billing', mode: 'reset' }],
+    ['a probability above 1', { mode: 'reset', probability: 1.5 }],
+    ['a probability as text', { mode: 'reset', probability: '0.5' }],
+    ['a seed as text', { mode: 'reset', probability: 0.5, seed: '5' }],
+    ['a negative seed', { mode: 'reset', probability: 0.5, seed: -1 }],
+    ['a fractional seed', { mode: 'reset', probability: 0.5, seed: 1.5 }],
+    ['every 0', { mode: 'reset', every: 0 }],
+    ['a fractional every', { mode: 'reset', every: 2.5 }],
+    ['a negative jitter', { mode: 'delay', jitterMs: -1 }],
+    ['a status the mode has not', { mode: 'error', status: 418 }],
+    ['a null service', { service: null, mode: 'reset' }],
+    ['a route without a slash', { route: 'authz', mode: 'reset' }],
+    ['truncate with a count as text', { mode: 'truncate', count: '1' }],
+  ])('refuses a fault with %s: 400 invalid_request, nothing set', async (_what, body) => {
+    const res = await admin('POST', '/faults', body);
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ error: 'invalid_request' });
+    expect((await admin('GET', '/faults')).body.faults).toEqual([]);
+  });
+
+  it.each([['?service=billing'], ['?route=nowhere']])(
+    'refuses to clear faults with %s (400)',
+    async (query) => {
+      const res = await admin('DELETE', `/faults${query}`);
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ error: 'invalid_request' });
+    },
+  );
 });
 
 describe('admin off', () => {

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { FastifyInstance } from 'fastify';
-import type { RequestLog } from './request-log.js';
-import { createRequestStreams, STREAM_BACKLOG } from './request-stream.js';
+import type { RequestLog, RequestLogEntry } from './request-log.js';
+import { createRequestStreams } from './request-stream.js';
 import { consoleAssetSchema, listRequestsSchema, requestStreamSchema } from './schemas.js';
 
 /**
@@ -29,6 +29,26 @@ const CONTENT_SECURITY_POLICY = [
   "frame-ancestors 'none'",
 ].join('; ');
 
+/** The journal's filters (`GET /admin/requests`). */
+interface JournalQuery {
+  after?: number;
+  service?: string;
+  method?: string;
+  /** A prefix of the path under the service's base. */
+  path?: string;
+  status?: number;
+}
+
+/** The entries a journal query keeps: every filter given must match. */
+function journalFilter(query: Omit<JournalQuery, 'after'>): (entry: RequestLogEntry) => boolean {
+  const { service, method, path, status } = query;
+  return (entry) =>
+    (service === undefined || entry.service === service) &&
+    (method === undefined || entry.method === method) &&
+    (path === undefined || entry.path.startsWith(path)) &&
+    (status === undefined || entry.status === status);
+}
+
 /** Options of {@link consoleRoutes}. */
 export interface ConsoleRoutesOptions {
   requestLog: RequestLog;
@@ -36,8 +56,10 @@ export interface ConsoleRoutesOptions {
 
 /**
  * The QA console (`GET /admin/console`, a static page with its script and style sheet, read once
- * at start) and the live request log it shows: `GET /admin/requests` (JSON) and
- * `GET /admin/requests/stream` (server-sent events). Open streams end when the server closes.
+ * at start) and the live request log it shows: `GET /admin/requests` (JSON, every kept entry or
+ * those after `?after=`, filtered by `service`, `method`, `path` prefix and `status`, with their
+ * `count`) and `GET /admin/requests/stream` (server-sent events). Open streams end when the
+ * server closes.
  */
 export async function consoleRoutes(
   app: FastifyInstance,
@@ -70,13 +92,22 @@ export async function consoleRoutes(
   });
 
   const streams = createRequestStreams();
-  app.get<{ Querystring: { after?: number } }>(
+  app.get<{ Querystring: JournalQuery }>(
     '/requests',
     { schema: listRequestsSchema },
     async (request) => {
-      const after = request.query.after ?? Math.max(0, requestLog.lastSeq - STREAM_BACKLOG);
-      const { entries, dropped } = requestLog.since(Math.min(after, requestLog.lastSeq));
-      return { entries, dropped, lastSeq: requestLog.lastSeq, readers: streams.size };
+      const { after = 0, ...filter } = request.query;
+      const { entries, dropped } = requestLog.find(
+        Math.min(after, requestLog.lastSeq),
+        journalFilter(filter),
+      );
+      return {
+        count: entries.length,
+        entries,
+        dropped,
+        lastSeq: requestLog.lastSeq,
+        readers: streams.size,
+      };
     },
   );
 

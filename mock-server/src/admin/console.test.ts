@@ -5,7 +5,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vites
 import { buildApp } from '../app.js';
 import type { RequestLogEntry } from './request-log.js';
 
-const PAGE = 'http://qa.example.test';
+// A page on a loopback origin (a dev server): the admin API answers no other site.
+const PAGE = 'http://localhost:5173';
 
 /** One parsed server-sent event. */
 interface SseEvent {

@@ -3,30 +3,31 @@ import { ID_TOKEN_GRACE_SECONDS } from '../auth/id-token-grace.js';
 import { ApiError } from '../errors.js';
 import { useStrictBodyValidation } from '../validation/strict-body-validation.js';
 import { consoleRoutes } from './console-routes.js';
-import type { FaultRegistry, FaultRoute, FaultSpec } from './fault-registry.js';
+import type { FaultRegistry, FaultService, FaultSpec } from './fault-registry.js';
+import {
+  applyScenarioSchema,
+  clearFaultsSchema,
+  listFaultsSchema,
+  listScenariosSchema,
+  setFaultSchema,
+} from './fault-schemas.js';
 import { mainAdminRoutes } from './main-routes.js';
 import type { RequestLog } from './request-log.js';
-import {
-  clearFaultsSchema,
-  getClockSchema,
-  listFaultsSchema,
-  resetSchema,
-  setClockSchema,
-  setFaultSchema,
-} from './schemas.js';
+import { isScenarioName, SCENARIOS } from './scenarios.js';
+import { getClockSchema, resetSchema, setClockSchema } from './schemas.js';
 import { standbyAdminRoutes } from './standby-routes.js';
 
 /** Options of {@link adminService}. */
 export interface AdminServiceOptions {
-  /** The registry the main service consults. */
+  /** The registry the fault hook consults. */
   faults: FaultRegistry;
   /** The live request log the console shows (recorded by a root hook). */
   requestLog: RequestLog;
 }
 
 /**
- * The admin API, mounted at `/admin` only with `config.admin`: fault injection on the main
- * service, reset of every service's state (or one), the clock offset, the mock main's
+ * The admin API, mounted at `/admin` only with `config.admin`: fault injection on every service
+ * and the named scenarios, reset of every service's state (or one), the clock offset, the mock main's
  * provisioning, the standby's state view and propagation delay, and the QA console with its live
  * request log. Its own reset hook (`admin`) clears faults and the clock offset. Bodies are
  * validated strictly. See docs/mock-server.md.
@@ -57,16 +58,37 @@ export async function adminService(
   app.get('/faults', { schema: listFaultsSchema }, async () => ({
     faults: faults.list(),
     held: { ...faults.held },
+    routes: faults.routes(),
   }));
 
   app.post<{ Body: FaultSpec }>('/faults', { schema: setFaultSchema }, async (request, reply) =>
     reply.code(201).send(faults.set(request.body)),
   );
 
-  app.delete<{ Querystring: { route?: FaultRoute } }>(
+  app.delete<{ Querystring: { service?: FaultService; route?: string } }>(
     '/faults',
     { schema: clearFaultsSchema },
-    async (request) => ({ cleared: faults.clear(request.query.route) }),
+    async (request) => ({ cleared: faults.clear(request.query) }),
+  );
+
+  app.get('/scenarios', { schema: listScenariosSchema }, async () => ({
+    scenarios: Object.entries(SCENARIOS).map(([name, scenario]) => ({ name, ...scenario })),
+  }));
+
+  app.post<{ Params: { name: string } }>(
+    '/scenarios/:name',
+    { schema: applyScenarioSchema },
+    async (request) => {
+      const { name } = request.params;
+      if (!isScenarioName(name)) {
+        throw new ApiError(
+          404,
+          'not_found',
+          `No scenario ${name}; known: ${Object.keys(SCENARIOS).join(', ')}`,
+        );
+      }
+      return { scenario: name, faults: SCENARIOS[name].faults.map((spec) => faults.set(spec)) };
+    },
   );
 
   app.post<{ Querystring: { service?: string } }>(

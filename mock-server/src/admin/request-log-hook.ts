@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest, onResponseHookHandler } from 'fastify';
+import { isTruncated } from './fault-hook.js';
 import type { RequestLog, RequestLogEntry, RequestOutcome } from './request-log.js';
 
 const SERVICES = new Set(['main', 'standby', 'events', 'idp', 'admin']);
@@ -35,11 +36,17 @@ export function describeRequest(
     0,
     MAX_ROUTE_LENGTH,
   );
+  const raw = request.url.split('?', 1)[0]!;
+  const path = (service === 'other' ? raw : raw.slice(first.length + 1) || '/').slice(
+    0,
+    MAX_ROUTE_LENGTH,
+  );
   const entry: Omit<RequestLogEntry, 'seq'> = {
     at: Date.now(),
     service,
     method: request.method,
     route,
+    path,
     status: answer.status,
     ms: Math.round(answer.ms * 10) / 10,
   };
@@ -51,7 +58,8 @@ export function describeRequest(
     const hw = mark < 0 ? undefined : HW.exec(request.url.slice(mark + 1))?.[1];
     const device = hw === undefined ? undefined : decodeHw(hw);
     if (device !== undefined) entry.hw = device;
-    const ok = answer.status !== null && answer.status >= 200 && answer.status < 300;
+    const ok =
+      answer.status !== null && answer.status >= 200 && answer.status < 300 && !answer.outcome;
     if (ok && (service === 'main' || service === 'standby')) entry.servedBy = service;
   }
   return entry;
@@ -75,7 +83,13 @@ function isConsoleNoise(request: FastifyRequest): boolean {
 export function createRequestLogHook(log: RequestLog): onResponseHookHandler {
   return (request, reply, done) => {
     if (!isConsoleNoise(request)) {
-      log.record(describeRequest(request, { status: reply.statusCode, ms: reply.elapsedTime }));
+      const answer = { status: reply.statusCode, ms: reply.elapsedTime };
+      log.record(
+        describeRequest(
+          request,
+          isTruncated(request) ? { ...answer, outcome: 'truncated' } : answer,
+        ),
+      );
     }
     done();
   };

@@ -6,6 +6,7 @@ const entry = (n: number): Omit<RequestLogEntry, 'seq'> => ({
   service: 'main',
   method: 'GET',
   route: `/r${n}`,
+  path: `/r${n}`,
   status: 200,
   ms: 1,
 });

@@ -1,7 +1,10 @@
 import type { UnansweredOutcome } from './fault-registry.js';
 
-/** What happened to a request that got no HTTP answer (an injected fault, a client that left). */
-export type RequestOutcome = UnansweredOutcome;
+/**
+ * What happened to a request that got no whole HTTP answer: none at all (an injected fault, a
+ * client that left), or one cut off by a `truncate` fault.
+ */
+export type RequestOutcome = UnansweredOutcome | 'truncated';
 
 /** One request the server handled, as the QA console's live log shows it. */
 export interface RequestLogEntry {
@@ -14,9 +17,14 @@ export interface RequestLogEntry {
   method: string;
   /** The route under the service, e.g. `/authz/.jwt`; the raw path (cut) when no route matched. */
   route: string;
+  /**
+   * The path as requested, under the service's base and without the query (cut at 200
+   * characters), e.g. `/get/license/L-1` for the route `/get/:eventObjectType/:eventObjectId`.
+   */
+  path: string;
   /** HTTP status, or null when none was sent (see `outcome`). */
   status: number | null;
-  /** Why there is no status. */
+  /** Why there is no status, or why the answer did not arrive whole. */
   outcome?: RequestOutcome;
   /** Time from the request's arrival to its answer, in ms. */
   ms: number;
@@ -92,6 +100,18 @@ export class RequestLog {
     const entries: RequestLogEntry[] = [];
     for (let i = from; i <= to; i++) entries.push(this.#ring[i % this.capacity]!);
     return { entries, dropped };
+  }
+
+  /**
+   * Every kept entry after `seq` that `filter` accepts, oldest first, and how many entries after
+   * `seq` were overwritten already (`dropped`).
+   */
+  find(
+    seq: number,
+    filter: (entry: RequestLogEntry) => boolean,
+  ): { entries: RequestLogEntry[]; dropped: number } {
+    const { entries, dropped } = this.since(seq);
+    return { entries: entries.filter(filter), dropped };
   }
 
   /** Calls `listener` (at most every 100 ms) after entries were added; returns the unsubscribe. */

@@ -24,7 +24,15 @@ const request = { headers: {} } as FastifyRequest;
 
 function record(log: RequestLog, count: number) {
   for (let i = 0; i < count; i++) {
-    log.record({ at: i, service: 'main', method: 'GET', route: '/authz/.jwt', status: 200, ms: 1 });
+    log.record({
+      at: i,
+      service: 'main',
+      method: 'GET',
+      route: '/authz/.jwt',
+      path: '/authz/.jwt',
+      status: 200,
+      ms: 1,
+    });
   }
 }
 

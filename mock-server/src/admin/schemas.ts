@@ -4,107 +4,6 @@ import {
   retryAfterHeader,
   SECURITY,
 } from '../openapi/responses.js';
-import { FAULT_ROUTES } from './fault-registry.js';
-
-const faultSchema = {
-  type: 'object',
-  required: ['route', 'mode', 'hits'],
-  properties: {
-    route: { type: 'string', enum: FAULT_ROUTES },
-    mode: { type: 'string', enum: ['reset', 'hang', 'error', 'delay'] },
-    status: { type: 'integer', enum: [500, 503] },
-    retryAfterSeconds: { type: 'integer' },
-    delayMs: { type: 'integer' },
-    remaining: { type: 'integer', description: 'Requests it still applies to' },
-    hits: { type: 'integer', description: 'Requests it has applied to' },
-  },
-} as const;
-
-export const setFaultSchema = {
-  operationId: 'adminSetFault',
-  summary: 'Inject a fault into main-service routes (replaces the route’s earlier fault)',
-  tags: ['admin'],
-  security: SECURITY.public,
-  body: {
-    type: 'object',
-    required: ['mode'],
-    additionalProperties: false,
-    properties: {
-      route: {
-        type: 'string',
-        enum: FAULT_ROUTES,
-        default: '*',
-        description: 'Main route (path under /main), or * for every main route',
-      },
-      mode: {
-        type: 'string',
-        enum: ['reset', 'hang', 'error', 'delay'],
-        description:
-          'reset: TCP reset; hang: never answer; error: HTTP 500/503 with an HTML body; delay: wait, then answer normally',
-      },
-      status: { type: 'integer', enum: [500, 503], description: 'For error. Default 503' },
-      retryAfterSeconds: {
-        type: 'integer',
-        minimum: 0,
-        maximum: 86_400,
-        description: 'For error: send Retry-After with this many seconds. Default: no header',
-      },
-      delayMs: {
-        type: 'integer',
-        minimum: 0,
-        maximum: 600_000,
-        description: 'For delay, in ms. Default 1000',
-      },
-      count: {
-        type: 'integer',
-        minimum: 1,
-        maximum: 1_000_000_000,
-        description: 'Only the next N requests. Default: until cleared',
-      },
-    },
-  },
-  response: { 201: faultSchema, 400: invalidRequestResponse },
-} as const;
-
-export const listFaultsSchema = {
-  operationId: 'adminListFaults',
-  summary: 'Active faults and the requests they hold',
-  tags: ['admin'],
-  security: SECURITY.public,
-  response: {
-    200: {
-      type: 'object',
-      required: ['faults', 'held'],
-      properties: {
-        faults: { type: 'array', items: faultSchema },
-        held: {
-          type: 'object',
-          properties: { hang: { type: 'integer' }, delay: { type: 'integer' } },
-        },
-      },
-    },
-  },
-} as const;
-
-export const clearFaultsSchema = {
-  operationId: 'adminClearFaults',
-  summary: 'Clear the fault of one route (?route=) or every fault',
-  tags: ['admin'],
-  security: SECURITY.public,
-  querystring: {
-    type: 'object',
-    additionalProperties: false,
-    properties: { route: { type: 'string', enum: FAULT_ROUTES } },
-  },
-  response: {
-    200: {
-      type: 'object',
-      required: ['cleared'],
-      properties: { cleared: { type: 'integer' } },
-    },
-    400: invalidRequestResponse,
-  },
-} as const;
 
 export const resetSchema = {
   operationId: 'adminReset',
@@ -464,15 +363,16 @@ export const setPropagationDelaySchema = {
 
 const requestEntrySchema = {
   type: 'object',
-  required: ['seq', 'at', 'service', 'method', 'route', 'status', 'ms'],
+  required: ['seq', 'at', 'service', 'method', 'route', 'path', 'status', 'ms'],
   properties: {
     seq: { type: 'integer' },
     at: { type: 'integer', description: 'ms since the epoch, real time' },
     service: { type: 'string' },
     method: { type: 'string' },
     route: { type: 'string' },
+    path: { type: 'string', description: 'As requested, under the service base, no query' },
     status: { type: ['integer', 'null'] },
-    outcome: { type: 'string', enum: ['reset', 'hang', 'aborted'] },
+    outcome: { type: 'string', enum: ['reset', 'hang', 'aborted', 'truncated'] },
     ms: { type: 'number', description: 'Latency in ms' },
     caller: { type: 'string' },
     hw: { type: 'string' },
@@ -480,28 +380,49 @@ const requestEntrySchema = {
   },
 } as const;
 
+/** The services a request log entry names. */
+export const REQUEST_LOG_SERVICES = ['main', 'standby', 'events', 'idp', 'admin', 'other'] as const;
+
 export const listRequestsSchema = {
   operationId: 'adminListRequests',
-  summary: 'The live request log: entries after ?after=<seq> (default: the last 200)',
+  summary:
+    'The request journal: kept entries after ?after=<seq>, filtered by service, method, path prefix and status, with their count',
   tags: ['admin'],
   security: SECURITY.public,
   querystring: {
     type: 'object',
     additionalProperties: false,
-    properties: { after: { type: 'integer', minimum: 0 } },
+    properties: {
+      after: { type: 'integer', minimum: 0, description: 'Entries after this seq. Default 0' },
+      service: { type: 'string', enum: REQUEST_LOG_SERVICES },
+      method: {
+        type: 'string',
+        enum: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
+      },
+      path: {
+        type: 'string',
+        minLength: 1,
+        maxLength: 200,
+        pattern: '^/',
+        description: 'A prefix of the path under the service base, e.g. /authz/.jwt or /get/main',
+      },
+      status: { type: 'integer', minimum: 100, maximum: 599 },
+    },
   },
   response: {
     200: {
       type: 'object',
-      required: ['entries', 'dropped', 'lastSeq', 'readers'],
+      required: ['count', 'entries', 'dropped', 'lastSeq', 'readers'],
       properties: {
+        count: { type: 'integer', description: 'Entries that match (all of them are listed)' },
         entries: { type: 'array', items: requestEntrySchema },
         dropped: { type: 'integer', description: 'Entries after `after` no longer kept' },
         lastSeq: { type: 'integer' },
         readers: { type: 'integer', description: 'Event streams open now (consoles watching)' },
       },
     },
-    400: invalidRequestResponse,
+    400: { $ref: 'ApiError#' },
+    403: { $ref: 'ApiError#' },
   },
 } as const;
 

@@ -27,7 +27,11 @@ export async function standbyAdminRoutes(app: FastifyInstance): Promise<void> {
       signingKeys: keys.list().map((k) => ({ keyId: k.key.kid, createdAt: k.createdAt })),
     };
   };
-  app.get('/standby', { schema: getStandbySchema }, async () => view());
+  app.get('/standby', { schema: getStandbySchema }, async () => {
+    // On a first start the first signing key may still be on its way: show it once made.
+    await keys.ready();
+    return view();
+  });
   app.put<{ Body: { propagationDelayMs: number } }>(
     '/standby/propagation-delay',
     { schema: setPropagationDelaySchema },

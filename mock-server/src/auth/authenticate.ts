@@ -1,3 +1,4 @@
+import type { KeyObject } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TrustedKey } from '../crypto/public-keys.js';
 import { ApiError } from '../errors.js';
@@ -45,21 +46,27 @@ export function createAuthenticator(
   options: AuthenticatorOptions,
 ): Authenticator {
   const { config, keyring } = app;
-  const trusted: readonly TrustedKey[] = config.idpPublicKeys ?? [
-    { kid: keyring.issuer.kid, key: keyring.issuer.publicKey },
-  ];
+  // The built-in issuer's and main's keys may be made after the server starts: read on first use.
+  let trusted: readonly TrustedKey[] | undefined = config.idpPublicKeys;
+  const trustedKeys = async () => {
+    if (trusted) return trusted;
+    const issuer = await keyring.get('issuer');
+    trusted = [{ kid: issuer.kid, key: issuer.publicKey }];
+    return trusted;
+  };
   const verifyIdToken = createIdTokenVerifier({
-    keys: () => trusted,
+    keys: () => trusted ?? trustedKeys(),
     issuer: () => config.issuer,
     clientId: config.clientId,
     now: () => app.clock.now(),
     graceSeconds: options.graceSeconds,
   });
-  const hashes = new Set(
-    (config.servicePublicKeys?.map((k) => k.key) ?? [keyring.main.publicKey]).map(
-      computeServiceKeyHash,
-    ),
-  );
+  const hashesOf = (keys: readonly KeyObject[]) => new Set(keys.map(computeServiceKeyHash));
+  let hashes = config.servicePublicKeys && hashesOf(config.servicePublicKeys.map((k) => k.key));
+  const serviceKeyHashes = async () => {
+    hashes ??= hashesOf([(await keyring.get('main')).publicKey]);
+    return hashes;
+  };
   const accepted = new Set(options.schemes);
   // The wire names may be a vendor's own (config.wireNames); schemes are case-insensitive.
   const wireName: Record<AuthScheme, string> = {
@@ -94,7 +101,7 @@ export function createAuthenticator(
       throw fail('invalid_token', `Expected ${names} credentials`);
     }
     if (scheme === 'ServiceKeyHash') {
-      if (!hashes.has(credentials.toLowerCase())) {
+      if (!(hashes ?? (await serviceKeyHashes())).has(credentials.toLowerCase())) {
         throw fail('invalid_token', `The ${wireName.ServiceKeyHash} does not match a trusted key`);
       }
       return { sub: 'service', scheme };

@@ -15,8 +15,8 @@ export interface IdTokenClaims {
 
 /** Options of {@link createIdTokenVerifier}. Getters are read on every call. */
 export interface IdTokenVerifierOptions {
-  /** Keys trusted to sign ID tokens. */
-  keys: () => readonly TrustedKey[];
+  /** Keys trusted to sign ID tokens (a promise while a built-in key is still being made). */
+  keys: () => readonly TrustedKey[] | Promise<readonly TrustedKey[]>;
   /** Required `iss` (read per call: the server learns its origin after listening). */
   issuer: () => string;
   /** Client id that `aud` must contain. */
@@ -84,7 +84,7 @@ export function createIdTokenVerifier(options: IdTokenVerifierOptions): IdTokenV
   return async (token) => {
     let payload = verified.get(token);
     if (!payload) {
-      payload = await verifySignature(token, options.keys());
+      payload = await verifySignature(token, await options.keys());
       // A full cache starts over: cheaper than LRU bookkeeping on the hot path.
       if (verified.size >= cacheSize) verified.clear();
       verified.set(token, payload);

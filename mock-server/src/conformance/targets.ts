@@ -71,7 +71,7 @@ export async function startMockTarget(): Promise<{
     eventWriterKeys: [writer.publicPem],
     requireSignedEvents: true,
   });
-  const mainKeyPem = server.app.keyring.main.publicPem;
+  const mainKeyPem = (await server.app.keyring.get('main')).publicPem;
   const target = withSigners(
     {
       standbyUrl: server.info.standbyUrl,

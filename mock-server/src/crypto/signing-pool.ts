@@ -1,6 +1,6 @@
 import { createSign, type KeyObject } from 'node:crypto';
 import { availableParallelism } from 'node:os';
-import { Piscina } from 'piscina';
+import type { Piscina } from 'piscina';
 import { JWS_HASH, jwsSigningInput } from './jws.js';
 
 /** The worker module (plain JavaScript, loaded by Node as is in every worker thread). */
@@ -63,6 +63,11 @@ export interface SigningPool {
     payloads: readonly unknown[],
     privateKey: KeyObject,
   ): Promise<string[]>;
+  /**
+   * Starts the worker threads now (they otherwise start with the first call, so a server that
+   * signs nothing never pays for them); resolves once the pool takes tasks. Idempotent.
+   */
+  start(): Promise<void>;
   /** Ends the worker threads (waiting calls reject); resolves once every thread has exited. */
   close(): Promise<void>;
 }
@@ -100,9 +105,10 @@ function closedError(): Error {
 }
 
 /**
- * Starts a pool of `threads` worker threads (piscina) that sign RSA JWS tokens, so lease signing
- * leaves the event loop and uses every core. The threads start at once; close the pool with the
- * server. With `threads: 0` it signs on the calling thread and starts nothing.
+ * Creates a pool of `threads` worker threads (piscina) that sign RSA JWS tokens, so lease signing
+ * leaves the event loop and uses every core. piscina is loaded and the threads start with the
+ * first call or `start()`, off the server's start path; close the pool with the server. With
+ * `threads: 0` it signs on the calling thread and starts nothing.
  *
  * Calls are batched: each worker holds at most two tasks (one signing, one queued behind it), and
  * the calls that arrive meanwhile (or within one turn of the event loop) go to the free slots
@@ -118,26 +124,33 @@ function closedError(): Error {
  */
 export function createSigningPool(options: SigningPoolOptions = {}): SigningPool {
   const threads = resolveSigningThreads(options.threads);
-  const piscina =
-    threads === 0
-      ? undefined
-      : new Piscina<SignTask, string[][]>({
-          filename: WORKER_URL,
-          minThreads: threads,
-          maxThreads: threads,
-          // Per-task timing histograms cost time on every task and nobody reads them.
-          recordTiming: false,
-          concurrentTasksPerWorker: TASKS_PER_WORKER,
-          // The worker is plain JavaScript importing node:crypto only: it needs none of this
-          // process's flags, and a loader such as tsx (`--import tsx` when running from the
-          // sources) would double its start-up time and memory (measured: 170-210 ms and
-          // +28-32 MiB for two threads, against 70-110 ms and +18 MiB).
-          execArgv: [],
-        });
+  let piscina: Piscina<SignTask, string[][]> | undefined;
+  let starting: Promise<void> | undefined;
   const pending: Job[] = [];
   let inFlight = 0;
   let scheduled = false;
   let closed: Promise<void> | undefined;
+  const start = (): Promise<void> => {
+    if (threads === 0) return Promise.resolve();
+    starting ??= import('piscina').then(({ Piscina }) => {
+      if (closed) return;
+      piscina = new Piscina<SignTask, string[][]>({
+        filename: WORKER_URL,
+        minThreads: threads,
+        maxThreads: threads,
+        // Per-task timing histograms cost time on every task and nobody reads them.
+        recordTiming: false,
+        concurrentTasksPerWorker: TASKS_PER_WORKER,
+        // The worker is plain JavaScript importing node:crypto only: it needs none of this
+        // process's flags, and a loader such as tsx (`--import tsx` when running from the
+        // sources) would double its start-up time and memory (measured: 170-210 ms and
+        // +28-32 MiB for two threads, against 70-110 ms and +18 MiB).
+        execArgv: [],
+      });
+      pump();
+    });
+    return starting;
+  };
 
   const dispatch = (batch: Job[]) => {
     const keys: KeyObject[] = [];
@@ -163,6 +176,7 @@ export function createSigningPool(options: SigningPoolOptions = {}): SigningPool
   const pump = () => {
     scheduled = false;
     const slots = threads * TASKS_PER_WORKER;
+    if (piscina === undefined) return;
     while (closed === undefined && inFlight < slots && pending.length > 0) {
       const size = Math.min(MAX_BATCH, Math.ceil(pending.length / (slots - inFlight)));
       dispatch(pending.splice(0, size));
@@ -172,6 +186,13 @@ export function createSigningPool(options: SigningPoolOptions = {}): SigningPool
     new Promise<string[]>((resolve, reject) => {
       if (closed) return reject(closedError());
       pending.push({ key, hash, inputs, resolve, reject });
+      if (piscina === undefined) {
+        // The first call starts the threads; it and the calls meanwhile go once they run.
+        start().catch((error: unknown) => {
+          for (const job of pending.splice(0)) job.reject(error);
+        });
+        return;
+      }
       // After the I/O callbacks of this turn: requests that arrived together leave together.
       if (!scheduled) {
         scheduled = true;
@@ -187,15 +208,20 @@ export function createSigningPool(options: SigningPoolOptions = {}): SigningPool
       if (parts.length === 0) return [];
       const inputs = parts.map((part) => part.input);
       const hash = JWS_HASH[parts[0]!.alg];
-      const signatures = piscina
-        ? await enqueue(privateKey, hash, inputs)
-        : signInline(privateKey, hash, inputs);
+      const signatures =
+        threads > 0
+          ? await enqueue(privateKey, hash, inputs)
+          : signInline(privateKey, hash, inputs);
       return inputs.map((input, i) => `${input}.${signatures[i]}`);
     },
+    start,
     close() {
       if (!closed) {
         for (const job of pending.splice(0)) job.reject(closedError());
-        closed = piscina ? piscina.destroy() : Promise.resolve();
+        // A start under way creates nothing once `closed` is set.
+        closed = (starting ?? Promise.resolve())
+          .catch(() => undefined)
+          .then(() => piscina?.destroy());
       }
       return closed;
     },

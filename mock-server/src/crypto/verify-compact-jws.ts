@@ -1,5 +1,4 @@
 import type { KeyObject } from 'node:crypto';
-import { compactVerify, errors } from 'jose';
 import type { TrustedKey } from './public-keys.js';
 
 /** Why a compact JWS was refused. */
@@ -119,6 +118,8 @@ export async function verifyCompactJws<R = unknown>(
       k.key.asymmetricKeyType === 'rsa' &&
       (typeof kid !== 'string' || k.kid === undefined || k.kid === kid),
   );
+  // Loaded with the first token to verify, not at start (about 20 ms of a cold start).
+  const { compactVerify, errors } = await import('jose');
   const verify =
     options.verify ??
     ((text: string, key: KeyObject) =>

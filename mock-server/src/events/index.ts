@@ -126,10 +126,15 @@ export async function eventsService(app: FastifyInstance): Promise<void> {
     return reply.code(201).send();
   });
 
-  const readerKeys = (): readonly TrustedKey[] =>
-    app.config.eventReaderKeys ?? [
-      { kid: app.keyring.issuer.kid, key: app.keyring.issuer.publicKey },
-    ];
+  // The built-in issuer's key may be made after the server starts: read on first use.
+  let builtIn: readonly TrustedKey[] | undefined;
+  const readerKeys = async (): Promise<readonly TrustedKey[]> => {
+    if (app.config.eventReaderKeys) return app.config.eventReaderKeys;
+    if (builtIn) return builtIn;
+    const issuer = await app.keyring.get('issuer');
+    builtIn = [{ kid: issuer.kid, key: issuer.publicKey }];
+    return builtIn;
+  };
 
   // The feed a read route names (its params are known before any hook runs).
   const feedOf = (params: unknown): string => {
@@ -141,7 +146,7 @@ export async function eventsService(app: FastifyInstance): Promise<void> {
     authorizeRead(
       request.headers.authorization,
       feedOf(request.params),
-      readerKeys(),
+      await readerKeys(),
       app.clock.now(),
     );
 

@@ -9,8 +9,22 @@ export const PREFLIGHT_MAX_AGE_SECONDS = 600;
 /** Methods a preflight allows. */
 const ALLOWED_METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE';
 
-/** Response headers a cross-origin page may read besides the CORS-safelisted ones. */
-const EXPOSED_HEADERS = 'Retry-After, WWW-Authenticate';
+/**
+ * Response headers a cross-origin page may read besides the CORS-safelisted ones; `Date` since
+ * the third wave (the SDK reads the services' time from it).
+ */
+const EXPOSED_HEADERS = 'Retry-After, WWW-Authenticate, Date';
+
+/** Host names that are the machine itself, as `URL.hostname` writes them. */
+const LOOPBACK_NAMES: ReadonlySet<string> = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+/** The admin API's lockdown (DECISIONS.md "The mock server for QA and CI"). */
+export interface AdminLockdownOptions {
+  /** Host names allowed besides the loopback names and the public URL's (`--allowed-host`). */
+  allowedHosts: ReadonlySet<string>;
+  /** The server's public base URL, read per request (it is known only once listening). */
+  publicUrl: () => string;
+}
 
 /** Options of {@link createCorsPolicy}. */
 export interface CorsPolicyOptions {
@@ -18,6 +32,52 @@ export interface CorsPolicyOptions {
   origins: ReadonlySet<string> | undefined;
   /** The wire names of the two vendor headers a browser may send. */
   wireNames: Pick<WireNames, 'apiKeyHeader' | 'signingKeyIdHeader'>;
+  /** Lock `/admin` to loopback origins and known hosts; undefined when the admin API is off. */
+  admin?: AdminLockdownOptions;
+}
+
+/** Whether `url` (a request target) is under `/admin`. */
+export function isAdminPath(url: string): boolean {
+  return url === '/admin' || url.startsWith('/admin/') || url.startsWith('/admin?');
+}
+
+/** Whether `origin` is `http(s)://127.0.0.1`, `localhost` or `[::1]`, on any port. */
+export function isLoopbackOrigin(origin: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(origin);
+  } catch {
+    return false;
+  }
+  return (
+    (url.protocol === 'http:' || url.protocol === 'https:') && LOOPBACK_NAMES.has(url.hostname)
+  );
+}
+
+/** The host name of a `Host` header value (`name`, `name:port`, `[v6]:port`), lower-case. */
+function hostNameOf(host: string): string {
+  const text = host.trim().toLowerCase();
+  if (text.startsWith('[')) {
+    const end = text.indexOf(']');
+    return end < 0 ? text : text.slice(0, end + 1);
+  }
+  const colon = text.indexOf(':');
+  return colon < 0 ? text : text.slice(0, colon);
+}
+
+/** The `host:port` of an origin, lower-case, or undefined when it is not a URL (`null`). */
+function hostOf(origin: string): string | undefined {
+  try {
+    return new URL(origin).host.toLowerCase();
+  } catch {
+    return undefined;
+  }
+}
+
+/** The request parts the admin lockdown reads. */
+interface RequestLike {
+  url: string;
+  headers: { host?: string | undefined; origin?: string | undefined };
 }
 
 /**
@@ -26,14 +86,24 @@ export interface CorsPolicyOptions {
  * Node cannot parse, request timeouts, `CONNECT`), so every answer of the server agrees.
  */
 export interface CorsPolicy {
-  /** Whether a page from `origin` may read answers (any origin unless a list was given). */
-  allows(origin: string): boolean;
   /**
-   * Headers for an answer to a request with this `Origin` header (undefined: none sent):
-   * `Vary: Origin` always; `Access-Control-Allow-Origin` (the origin itself, or `*` for a request
-   * without one when any origin is allowed) and `Access-Control-Expose-Headers` when allowed.
+   * Whether a page from `origin` may read the answer to `url` (any origin unless a list was
+   * given; under `/admin` with the admin API on, loopback origins and the listed ones only).
    */
-  headersFor(origin: string | undefined): Record<string, string>;
+  allows(origin: string, url?: string): boolean;
+  /**
+   * Headers for an answer to a request for `url` with this `Origin` header (undefined: none
+   * sent): `Vary: Origin` always; `Access-Control-Allow-Origin` (the origin itself, or `*` for a
+   * request without one when any origin is allowed) and `Access-Control-Expose-Headers` when
+   * allowed.
+   */
+  headersFor(origin: string | undefined, url?: string): Record<string, string>;
+  /**
+   * Why a request to the admin API must be refused (403 `forbidden`), or undefined: its `Host`
+   * is not a loopback name, the public URL's host or an allowed host (DNS rebinding), or its
+   * `Origin` is another site's (not loopback, not listed, not the server's own).
+   */
+  refuseAdmin(request: RequestLike): ApiError | undefined;
   /** Extra headers of a preflight answer: allowed methods and headers, max age. */
   readonly preflightHeaders: Readonly<Record<string, string>>;
 }
@@ -46,8 +116,21 @@ export interface CorsPolicy {
  * reply.headers(cors.headersFor(request.headers.origin));
  */
 export function createCorsPolicy(options: CorsPolicyOptions): CorsPolicy {
-  const { origins, wireNames } = options;
-  const allows = (origin: string) => origins === undefined || origins.has(origin);
+  const { origins, wireNames, admin } = options;
+  const locked = (url: string | undefined) =>
+    admin !== undefined && url !== undefined && isAdminPath(url);
+  const allowsAdmin = (origin: string) => isLoopbackOrigin(origin) || origins?.has(origin) === true;
+  const allows = (origin: string, url?: string) =>
+    locked(url) ? allowsAdmin(origin) : origins === undefined || origins.has(origin);
+  const hostAllowed = (host: string) => {
+    const name = hostNameOf(host);
+    if (LOOPBACK_NAMES.has(name) || admin?.allowedHosts.has(name)) return true;
+    try {
+      return new URL(admin?.publicUrl() ?? '').hostname === name;
+    } catch {
+      return false;
+    }
+  };
   const preflightHeaders = Object.freeze({
     'access-control-allow-methods': ALLOWED_METHODS,
     'access-control-allow-headers': [
@@ -62,11 +145,39 @@ export function createCorsPolicy(options: CorsPolicyOptions): CorsPolicy {
   return {
     allows,
     preflightHeaders,
-    headersFor(origin) {
-      const granted = origin === undefined ? (origins === undefined ? '*' : undefined) : origin;
-      if (granted === undefined || (origin !== undefined && !allows(origin))) {
-        return { vary: 'Origin' };
+    refuseAdmin({ url, headers }) {
+      if (!locked(url)) return undefined;
+      const { host, origin } = headers;
+      if (host !== undefined && !hostAllowed(host)) {
+        return new ApiError(
+          403,
+          'forbidden',
+          `Host ${host.slice(0, 200)} may not use the admin API (loopback names, the --public-url host and --allowed-host only)`,
+        );
       }
+      // The console's own requests are same-origin: allowed on any host that passed above.
+      const sameOrigin =
+        origin !== undefined && host !== undefined && hostOf(origin) === host.toLowerCase();
+      if (origin !== undefined && !sameOrigin && !allowsAdmin(origin)) {
+        return new ApiError(
+          403,
+          'forbidden',
+          `Origin ${origin.slice(0, 200)} may not use the admin API (loopback origins and --cors-origin only)`,
+        );
+      }
+      return undefined;
+    },
+    headersFor(origin, url) {
+      // No `*` under /admin: a browser's cross-origin request always carries an Origin.
+      const granted =
+        origin === undefined
+          ? origins === undefined && !locked(url)
+            ? '*'
+            : undefined
+          : allows(origin, url)
+            ? origin
+            : undefined;
+      if (granted === undefined) return { vary: 'Origin' };
       return {
         vary: 'Origin',
         'access-control-allow-origin': granted,
@@ -85,18 +196,26 @@ export interface CorsPluginOptions {
  * Adds the CORS headers of `policy` to every answer the routes give (fault answers and errors
  * included: they are set before any other hook runs) and answers every preflight: `OPTIONS` on
  * any path, known or not, is 204 with the allowed methods, headers and max age; from an origin
- * that is not allowed it is 403 ApiError `origin_not_allowed` without any grant. Register it on
- * the root instance before the services. See docs/decisions/0006-cors-plugin.md.
+ * that is not allowed it is 403 ApiError `origin_not_allowed` without any grant. Under `/admin`
+ * (admin API on) a request from another site or for another host is 403 ApiError `forbidden`
+ * without any grant, preflights included. Register it on the root instance before the services.
+ * See docs/decisions/0006-cors-plugin.md.
  */
 export const corsPlugin = fp(
   async (app: FastifyInstance, options: CorsPluginOptions) => {
     const { policy } = options;
     app.addHook('onRequest', async (request, reply) => {
-      reply.headers(policy.headersFor(request.headers.origin));
+      // The admin API refuses other sites before anything of the request runs, with no grant.
+      const refusal = policy.refuseAdmin(request);
+      if (refusal) {
+        reply.header('vary', 'Origin');
+        throw refusal;
+      }
+      reply.headers(policy.headersFor(request.headers.origin, request.url));
     });
     app.options('*', { schema: { hide: true } }, async (request, reply) => {
       const { origin } = request.headers;
-      if (origin !== undefined && !policy.allows(origin)) {
+      if (origin !== undefined && !policy.allows(origin, request.url)) {
         throw new ApiError(
           403,
           'origin_not_allowed',

@@ -83,7 +83,7 @@ export function createClientErrorHandler(
       socket,
       status,
       { error, error_description: description },
-      cors.headersFor(inFlight?.req.headers.origin),
+      cors.headersFor(inFlight?.req.headers.origin, inFlight?.req.url),
     );
   };
 }
@@ -105,7 +105,7 @@ export function installNodeAnswers(app: FastifyInstance, cors: CorsPolicy): void
       socket,
       405,
       { error: 'method_not_allowed', error_description: 'CONNECT is not supported' },
-      cors.headersFor(request.headers.origin),
+      cors.headersFor(request.headers.origin, request.url),
     );
   });
   app.server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
@@ -115,7 +115,7 @@ export function installNodeAnswers(app: FastifyInstance, cors: CorsPolicy): void
     });
     response.writeHead(417, {
       'content-type': 'application/json',
-      ...cors.headersFor(request.headers.origin),
+      ...cors.headersFor(request.headers.origin, request.url),
     });
     response.end(body);
   });
@@ -136,5 +136,49 @@ export function installNodeAnswers(app: FastifyInstance, cors: CorsPolicy): void
   app.addHook('preValidation', async (request, reply) => {
     // Already answered 408 on the socket; handling it now would act on a refused request.
     if (timedOut.has(request.raw)) return reply.hijack();
+  });
+}
+
+/**
+ * Lets the client read a refusal sent before its body was read (413 `request_too_large` from
+ * `Content-Length` alone, or a parser error half-way), instead of losing it to a reset.
+ *
+ * Fastify answers such a refusal with `Connection: close`, and Node then closes the socket while
+ * the client is still sending: the unread bytes make the kernel send a reset, and the client
+ * sees EPIPE or ECONNRESET rather than the answer (a 2 MiB event batch did). Here the answer
+ * keeps the connection, so Node reads and discards the rest of the body (its `_dump`) and the
+ * client reads the ApiError once it has sent it all; the request timeout still bounds the wait.
+ * Bodies announced over `maxDrainBytes` (or found over it while draining) are not read: those
+ * connections close as before.
+ *
+ * @example
+ * installBodyDrain(app, 16 * 1024 * 1024);
+ */
+export function installBodyDrain(app: FastifyInstance, maxDrainBytes: number): void {
+  // A callback hook, not an async one: it runs on every answer, leases included.
+  app.addHook('onSend', (request, reply, payload, done) => {
+    const raw = request.raw;
+    // Only the refusals of a body (Fastify's parser errors); a shutdown's 503 closes as it says.
+    const refusal =
+      reply.statusCode === 400 || reply.statusCode === 413 || reply.statusCode === 415;
+    if (raw.complete || !refusal || reply.getHeader('connection') !== 'close') {
+      done(null, payload);
+      return;
+    }
+    const announced = Number(raw.headers['content-length']);
+    if (Number.isFinite(announced) && announced > maxDrainBytes) {
+      done(null, payload);
+      return;
+    }
+    reply.removeHeader('connection');
+    if (!Number.isFinite(announced)) {
+      // A chunked body over the bound is not drained to its end: the socket goes.
+      let drained = 0;
+      raw.on('data', (chunk: Buffer) => {
+        drained += chunk.length;
+        if (drained > maxDrainBytes) raw.socket.destroy();
+      });
+    }
+    done(null, payload);
   });
 }

@@ -31,12 +31,15 @@ export async function idpService(app: FastifyInstance): Promise<void> {
     };
   });
 
+  // The issuer key is made on first use when the data dir holds none (or right after listening).
+  const issuerKey = () => app.keyring.peek('issuer') ?? app.keyring.get('issuer');
   app.get('/.well-known/jwks.json', { schema: jwksSchema }, async () => ({
-    keys: [toPublicJwk(app.keyring.issuer)],
+    keys: [toPublicJwk(await issuerKey())],
   }));
 
   app.post<{ Body: TokenRequest }>('/token', { schema: tokenRequestSchema }, async (request) => {
     const { sub, email, aud, expiresInSeconds = 3600, claims } = request.body;
+    const issuer = await issuerKey();
     const iat = Math.floor(app.clock.now() / 1000);
     const payload = {
       ...claims,
@@ -47,7 +50,7 @@ export async function idpService(app: FastifyInstance): Promise<void> {
       exp: iat + expiresInSeconds,
       ...(email !== undefined ? { email } : {}),
     };
-    const header = { alg: 'RS256', kid: app.keyring.issuer.kid, typ: 'JWT' };
-    return { id_token: signCompactJws(header, payload, app.keyring.issuer.privateKey) };
+    const header = { alg: 'RS256', kid: issuer.kid, typ: 'JWT' };
+    return { id_token: signCompactJws(header, payload, issuer.privateKey) };
   });
 }

@@ -1,10 +1,9 @@
 import type { FastifyInstance } from 'fastify';
-import { createFaultHook } from '../admin/fault-hook.js';
-import type { FaultRegistry } from '../admin/fault-registry.js';
 import { installAuthHook } from '../auth/auth-hook.js';
 import { createAuthenticator } from '../auth/authenticate.js';
 import { ID_TOKEN_GRACE_SECONDS } from '../auth/id-token-grace.js';
 import { toX5c } from '../crypto/certificates.js';
+import { defer } from '../crypto/deferred-keys.js';
 import { toPublicJwk } from '../crypto/jwk.js';
 import { issueLeaseTokens } from '../licensing/issue-lease-tokens.js';
 import type { ItemDecision } from '../licensing/lease-claims.js';
@@ -14,12 +13,6 @@ import { sendLeaseClaims } from '../licensing/send-lease-claims.js';
 import { sendLeaseTokens } from '../licensing/send-lease-tokens.js';
 import { loadMainCertificates } from './main-certificates.js';
 import { authzJsonSchema, authzSchema, checkoutSchema, jwksSchema } from './schemas.js';
-
-/** Options of {@link mainService}. */
-export interface MainServiceOptions {
-  /** Faults injected by the admin API; absent when admin is off (no hook at all then). */
-  faults?: FaultRegistry;
-}
 
 interface CheckoutLine {
   productName: string;
@@ -41,14 +34,21 @@ interface CheckoutResult {
  * provisioned licenses (`app.licenseBook`), `POST /licensing/actions/checkout`, and a public JWKS
  * of the main deployment key with its `x5c` chain. ID tokens must be unexpired here (no grace).
  */
-export async function mainService(
-  app: FastifyInstance,
-  options: MainServiceOptions = {},
-): Promise<void> {
+export async function mainService(app: FastifyInstance): Promise<void> {
   const now = () => app.clock.now();
-  const signer = app.keyring.main;
-  const chain = await loadMainCertificates(app.store, signer, now());
-  const jwks = { keys: [toPublicJwk(signer, toX5c(chain))] };
+  const chain = await loadMainCertificates(app.store, {
+    storedKey: app.keyring.peek('main'),
+    key: () => app.keyring.get('main'),
+    now,
+  });
+  // The key's public JWK with its chain: loaded now from the data dir, else made on first use
+  // (or right after the server listens), so key generation stays off the start path.
+  const jwks = defer(async () => {
+    const [signer, made] = await Promise.all([app.keyring.get('main'), chain.get()]);
+    return { keys: [toPublicJwk(signer, toX5c(made))] };
+  });
+  app.deferredKeys.add(jwks);
+  const signerNow = async () => app.keyring.peek('main') ?? (await app.keyring.get('main'));
   const catalogue = app.config.items;
   const everyItem = catalogue.has('*');
   const book = app.licenseBook;
@@ -66,8 +66,6 @@ export async function mainService(
   // Its key and chain are permanent; licenses and blocked codes go (their outbox stays).
   app.resets.set('main', () => book.reset());
   addFormBodyParser(app);
-  // Faults first: an outage answers before anything else runs.
-  if (options.faults) app.addHook('onRequest', createFaultHook(options.faults, prefix));
   installAuthHook(app, {
     authenticate: createAuthenticator(app, {
       realm: 'main',
@@ -84,7 +82,7 @@ export async function mainService(
   app.get(
     '/.well-known/jwks.json',
     { schema: jwksSchema, config: { access: 'public' } },
-    async () => jwks,
+    async () => jwks.value ?? (await jwks.get()),
   );
 
   app.route({
@@ -92,12 +90,12 @@ export async function mainService(
     url: '/authz/.jwt',
     schema: authzSchema,
     config: { access: 'caller' },
-    handler: (request, reply) => {
+    handler: async (request, reply) => {
       const subject = request.caller!.sub;
       return sendLeaseTokens(request, reply, prefix, {
         subject,
         now: now(),
-        signer,
+        signer: await signerNow(),
         signingPool: app.signingPool,
         decide: decideFor(subject),
       });
@@ -130,6 +128,7 @@ export async function mainService(
     async (request): Promise<CheckoutResult[]> => {
       const caller = request.caller!;
       const issuer = serviceBaseUrl(request, prefix);
+      const signer = await signerNow();
       const decide = decideFor(caller.sub);
       // `hw`, `process` and `version` in the query are echoed into every token, as on /authz.
       const echo = parseEchoParameters(request.query as Record<string, string | undefined>);

@@ -101,6 +101,7 @@ export async function standbyService(app: FastifyInstance): Promise<void> {
 
   app.get('/.well-known/jwks.json', { schema: jwksSchema, config: caller }, async () => {
     if (state.current() !== 'active') throw dormant();
+    await keys.ready();
     return keys.jwks();
   });
 
@@ -109,8 +110,10 @@ export async function standbyService(app: FastifyInstance): Promise<void> {
     url: '/authz/.jwt',
     schema: authzSchema,
     config: caller,
-    handler: (request, reply) => {
+    handler: async (request, reply) => {
       if (state.current() !== 'active') throw dormant();
+      // A first start makes its first key on demand (or right after listening).
+      if (keys.list().length === 0) await keys.ready();
       const wanted = request.headers[signingKeyField];
       let signer = keys.current;
       if (wanted !== undefined) {

@@ -32,10 +32,16 @@ interface StoredSigningKey {
   chain: CertificateChain;
 }
 
-/** The standby's signing keys, newest (the default) first. */
+/**
+ * The standby's signing keys, newest (the default) first. On a first start the ring is empty
+ * until {@link SigningKeyRing.ready} has made the first key (on the first request that needs a
+ * key, or right after the server listens).
+ */
 export interface SigningKeyRing {
-  /** The newest key; it signs when no `Service-SigningKeyId` is sent. */
+  /** The newest key; it signs when no `Service-SigningKeyId` is sent. Throws while empty. */
   readonly current: SigningKey;
+  /** Makes the first key when there is none (stored first, like any new key); then resolves. */
+  ready(): Promise<void>;
   /** The key with `kid`, or undefined. */
   get(kid: string): SigningKey | undefined;
   /** Every key, newest first. */
@@ -99,12 +105,14 @@ function fromStored(stored: StoredSigningKey): SigningKey {
 }
 
 /**
- * Loads the standby's signing keys from `store`, making the first one when there is none. A new
- * key is written (atomically, with every older key) before it is used or returned, so the server
- * never hands out a key id it could lose.
+ * Loads the standby's signing keys from `store` (checked now: a damaged file stops the start).
+ * With none stored, the first key is made by `ready()`, not here: key generation stays off the
+ * start path. A new key is written (atomically, with every older key) before it is used or
+ * returned, so the server never hands out a key id it could lose.
  *
  * @example
  * const ring = await loadSigningKeyRing(app.store, () => app.clock.now());
+ * await ring.ready();
  * const { kid } = ring.current.key;
  */
 export async function loadSigningKeyRing(
@@ -127,19 +135,38 @@ export async function loadSigningKeyRing(
     jwks = { keys: keys.map((k) => k.jwk) };
     return created;
   };
-  if (keys.length === 0) await add();
+  const enqueue = <T>(task: () => Promise<T>): Promise<T> => {
+    const result = queue.then(task);
+    queue = result.catch(() => undefined);
+    return result;
+  };
+  let first: Promise<void> | undefined;
 
   return {
     get current() {
-      return keys[0]!;
+      const key = keys[0];
+      if (key === undefined) throw new Error('The standby has no signing key yet: await ready()');
+      return key;
+    },
+    ready() {
+      if (keys.length > 0) return Promise.resolve();
+      // One making for every caller; a failure is forgotten so the next call tries again.
+      first ??= enqueue(async () => {
+        if (keys.length === 0) await add();
+      }).finally(() => {
+        first = undefined;
+      });
+      return first;
     },
     get: (kid) => byKid.get(kid),
     list: () => keys,
     jwks: () => jwks,
-    generate() {
-      const result = queue.then(add);
-      queue = result.catch(() => undefined);
-      return result;
-    },
+    // A rotation before the first key was made still leaves the first key behind it, as when
+    // the first key was made at start.
+    generate: () =>
+      enqueue(async () => {
+        if (keys.length === 0) await add();
+        return add();
+      }),
   };
 }

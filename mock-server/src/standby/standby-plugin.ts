@@ -13,7 +13,7 @@ declare module 'fastify' {
 }
 
 /**
- * Loads the standby's state and signing keys (making the first key on a first start) and
+ * Loads the standby's state and signing keys (the first key of a first start is deferred) and
  * decorates the root instance with them: the standby service answers from them, and the admin
  * API shows them and moves the propagation delay.
  */
@@ -28,6 +28,16 @@ export const standbyPlugin = fp(
         now,
       }),
     ]);
+    // On a first start the first signing key is made on demand or right after listening.
+    app.deferredKeys.add({
+      get: async () => {
+        await keys.ready();
+        return keys.current;
+      },
+      get value() {
+        return keys.list()[0];
+      },
+    });
     app.decorate('signingKeys', keys);
     app.decorate('standbyState', state);
   },

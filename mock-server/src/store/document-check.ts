@@ -1,4 +1,5 @@
-import { Ajv, type SchemaObject } from 'ajv';
+import { createRequire } from 'node:module';
+import type { Ajv, SchemaObject } from 'ajv';
 
 /**
  * Checks a document read from the data dir and returns it typed, or throws an Error saying what
@@ -6,8 +7,15 @@ import { Ajv, type SchemaObject } from 'ajv';
  */
 export type DocumentCheck<T> = (value: unknown) => T;
 
-// Data files are checked as they are, never coerced or completed.
-const ajv = new Ajv({ coerceTypes: false, useDefaults: false, removeAdditional: false });
+// Loaded with the first document read (never, without a data dir): off the cold start.
+const require = createRequire(import.meta.url);
+let shared: Ajv | undefined;
+/** The Ajv instance of data files: checked as they are, never coerced or completed. */
+function documentAjv(): Ajv {
+  const { Ajv: AjvClass } = require('ajv') as typeof import('ajv');
+  shared ??= new AjvClass({ coerceTypes: false, useDefaults: false, removeAdditional: false });
+  return shared;
+}
 
 /**
  * Creates a {@link DocumentCheck} from a JSON schema (the shape) plus `verify`, for what a schema
@@ -22,8 +30,12 @@ export function createDocumentCheck<T>(
   schema: SchemaObject,
   verify?: (value: T) => void,
 ): DocumentCheck<T> {
-  const validate = ajv.compile(schema);
+  // Compiled on first use: a server without a data dir never reads a document, and compiling
+  // these schemas (Ajv's meta-schema first) would cost its cold start about 45 ms.
+  let compiled: ReturnType<Ajv['compile']> | undefined;
   return (value) => {
+    compiled ??= documentAjv().compile(schema);
+    const validate = compiled;
     if (!validate(value)) {
       const [error] = validate.errors ?? [];
       throw new Error(

@@ -1,13 +1,24 @@
-import { Ajv } from 'ajv';
+import { createRequire } from 'node:module';
+import type { Ajv } from 'ajv';
 import type { FastifyInstance } from 'fastify';
 
-// Bodies: what the client sent, checked as sent. `"5"`, `null` and `true` are not integers, and
-// a member the schema does not list is refused (with `additionalProperties: false`), never
-// silently dropped. Defaults still fill in absent members.
-const bodies = new Ajv({ coerceTypes: false, useDefaults: true, removeAdditional: false });
+// Ajv loads with the first schema compiled, not at start (compiling is synchronous: `require`).
+const require = createRequire(import.meta.url);
+let instances: { bodies: Ajv; text: Ajv } | undefined;
 
-// Query strings, params and headers are text by nature: coerced as Fastify does by default.
-const text = new Ajv({ coerceTypes: 'array', useDefaults: true, removeAdditional: true });
+function strictAjv(): { bodies: Ajv; text: Ajv } {
+  if (instances) return instances;
+  const { Ajv: AjvClass } = require('ajv') as typeof import('ajv');
+  instances = {
+    // Bodies: what the client sent, checked as sent. `"5"`, `null` and `true` are not integers,
+    // and a member the schema does not list is refused (with `additionalProperties: false`),
+    // never silently dropped. Defaults still fill in absent members.
+    bodies: new AjvClass({ coerceTypes: false, useDefaults: true, removeAdditional: false }),
+    // Query strings, params and headers are text by nature: coerced as Fastify does by default.
+    text: new AjvClass({ coerceTypes: 'array', useDefaults: true, removeAdditional: true }),
+  };
+  return instances;
+}
 
 /**
  * Makes every route registered in this plugin scope (and its children) validate its JSON body
@@ -23,7 +34,10 @@ const text = new Ajv({ coerceTypes: 'array', useDefaults: true, removeAdditional
  * }
  */
 export function useStrictBodyValidation(app: FastifyInstance): void {
+  // Compiled on first use, like every schema of the server (http/lazy-schema-compilers.ts).
   app.setValidatorCompiler(({ schema, httpPart }) =>
-    (httpPart === 'body' ? bodies : text).compile(schema),
+    app.schemaCompilers.lazyValidator(() =>
+      strictAjv()[httpPart === 'body' ? 'bodies' : 'text'].compile(schema),
+    ),
   );
 }

@@ -40,6 +40,8 @@ export {
   type RequestFilter,
   type RequestRecorder,
 } from './request-recorder.js';
+export { type ScenarioHandlersOptions, scenarioHandlers } from './scenario-handlers.js';
+export { isScenarioName, type ScenarioName, scenarioNames } from './scenario-names.js';
 export {
   type MainDownOptions,
   type MainFlapsOptions,

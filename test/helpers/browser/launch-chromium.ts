@@ -30,18 +30,20 @@ export interface LaunchedChromium {
 }
 
 /**
- * Starts Chromium with {@link CHROMIUM_FLAGS}, a fresh `--user-data-dir` and a DevTools port
- * chosen by the browser (loopback only), and resolves once it listens.
+ * Starts Chromium with {@link CHROMIUM_FLAGS} (plus `extraFlags`, e.g. `--host-resolver-rules`),
+ * a fresh `--user-data-dir` and a DevTools port chosen by the browser (loopback only), and
+ * resolves once it listens.
  */
 export async function launchChromium(
   executable: string,
-  options: { startTimeoutMs?: number } = {},
+  options: { startTimeoutMs?: number; extraFlags?: readonly string[] } = {},
 ): Promise<LaunchedChromium> {
   const profile = await mkdtemp(join(tmpdir(), 'standby-chromium-'));
   const child = spawn(
     executable,
     [
       ...CHROMIUM_FLAGS,
+      ...(options.extraFlags ?? []),
       `--user-data-dir=${profile}`,
       '--remote-debugging-address=127.0.0.1',
       '--remote-debugging-port=0',

@@ -24,13 +24,22 @@ const REASONS = {
   409: 'Conflict',
   413: 'Too Large',
   415: 'Unsupported Type',
+  429: 'Too Many Requests',
   500: 'Internal Server Error',
+  502: 'Bad Gateway',
   503: 'Service Unavailable',
+  504: 'Gateway Timeout',
 };
 const OUTCOMES = {
   reset: 'connection reset (no answer)',
   hang: 'hung (no answer; client gave up)',
   aborted: 'client gave up',
+};
+const SERVICE_NAMES = {
+  main: 'Main',
+  standby: 'Standby',
+  idp: 'ID-token issuer',
+  events: 'Events',
 };
 
 // --- HTTP ---
@@ -141,6 +150,10 @@ function clockTime(ms) {
 
 const state = {
   faults: [],
+  routes: { main: [], standby: [], idp: [], events: [] },
+  scenarios: [],
+  /** The scenario this page applied last, while the faults are still exactly its own. */
+  drill: undefined,
   standby: undefined,
   clock: undefined,
   licenses: [],
@@ -148,41 +161,79 @@ const state = {
   outbox: undefined,
 };
 
-function describeFault(fault) {
+function describeMode(fault) {
   switch (fault.mode) {
     case 'error':
-      return `HTTP ${fault.status}${fault.retryAfterSeconds !== undefined ? `, Retry-After ${fault.retryAfterSeconds} s` : ''}`;
+      return `HTTP ${fault.status ?? 503}${fault.retryAfterSeconds !== undefined ? `, Retry-After ${fault.retryAfterSeconds} s` : ''}`;
     case 'delay':
-      return `delay ${fault.delayMs} ms`;
+      return `delay ${fault.delayMs ?? 1000}${fault.jitterMs ? `–${(fault.delayMs ?? 1000) + fault.jitterMs}` : ''} ms`;
     case 'reset':
       return 'connection reset';
+    case 'truncate':
+      return 'truncated answers';
+    case 'captive-portal':
+      return 'captive portal page';
     default:
       return 'hang';
   }
 }
 
+function describeFault(fault) {
+  const when = [];
+  if (fault.every !== undefined && fault.every > 1) when.push(`every ${fault.every}th request`);
+  if (fault.probability !== undefined && fault.probability < 1) {
+    when.push(`p ${fault.probability}, seed ${fault.seed}`);
+  }
+  return when.length === 0 ? describeMode(fault) : `${describeMode(fault)} (${when.join(', ')})`;
+}
+
+/** The faults of one service, as the summary says them. */
+function describeServiceFaults(faults) {
+  const everywhere = faults.find((f) => f.route === '*');
+  if (everywhere) return `${describeFault(everywhere)} on every route`;
+  if (faults.length === 1) return `${describeFault(faults[0])} on ${faults[0].route}`;
+  return `${faults.length} route faults`;
+}
+
+/** Whether `faults` are exactly what `scenario` sets (same service, route and mode each). */
+function isScenarioInForce(scenario, faults) {
+  const key = (f) => `${f.service ?? 'main'} ${f.route ?? '*'} ${f.mode}`;
+  const wanted = scenario.faults.map(key).sort();
+  const actual = faults.map(key).sort();
+  return wanted.length === actual.length && wanted.every((k, i) => k === actual[i]);
+}
+
 function renderFaults(view) {
   state.faults = view.faults;
+  state.routes = view.routes;
+  renderRouteChoices();
   const body = $('faults');
   body.replaceChildren(
     ...view.faults.map((fault) =>
       row([
+        fault.service,
         fault.route,
         describeFault(fault),
         fault.remaining === undefined ? 'until cleared' : String(fault.remaining),
         String(fault.hits),
+        String(fault.misses),
         button(
           'Clear',
           () =>
-            act(`Clear the fault on ${fault.route}`, () =>
-              admin(`faults?route=${encodeURIComponent(fault.route)}`, { method: 'DELETE' }),
+            act(`Clear the ${fault.service} fault on ${fault.route}`, () =>
+              admin(`faults?service=${fault.service}&route=${encodeURIComponent(fault.route)}`, {
+                method: 'DELETE',
+              }),
             ),
-          `Clear the fault on ${fault.route}`,
+          `Clear the ${fault.service} fault on ${fault.route}`,
         ),
       ]),
     ),
   );
-  if (view.faults.length === 0) body.append(row(['none: main answers normally', '', '', '', '']));
+  if (view.faults.length === 0) {
+    body.append(row(['none: every service answers normally', '', '', '', '', '', '']));
+  }
+  if (state.drill && !isScenarioInForce(state.drill, view.faults)) state.drill = undefined;
   $('held').textContent =
     `Requests held now: ${view.held.hang} hanging, ${view.held.delay} delayed.`;
 }
@@ -313,17 +364,23 @@ function renderLicenses(licenses, blocked, outbox) {
 
 function renderSummary() {
   const parts = [];
-  const { faults, standby, clock } = state;
-  const everywhere = faults.find((f) => f.route === '*');
-  parts.push(
-    faults.length === 0
-      ? 'Main: healthy'
-      : `Main: BROKEN (${everywhere ? `${describeFault(everywhere)} on every route` : `${faults.length} route fault${faults.length === 1 ? '' : 's'}`})`,
-  );
+  const { faults, standby, clock, drill } = state;
+  const of = (service) => faults.filter((f) => f.service === service);
+  if (drill) parts.push(`Drill: ${drill.name}`);
+  const main = of('main');
+  parts.push(main.length === 0 ? 'Main: healthy' : `Main: BROKEN (${describeServiceFaults(main)})`);
   if (standby) {
+    const broken = of('standby');
     parts.push(
-      `Standby: ${standby.state}${standby.pending ? ` (→ ${standby.pending.state} pending)` : ''}`,
+      `Standby: ${standby.state}${standby.pending ? ` (→ ${standby.pending.state} pending)` : ''}` +
+        (broken.length === 0 ? '' : `, FAULT (${describeServiceFaults(broken)})`),
     );
+  }
+  for (const service of ['idp', 'events']) {
+    const broken = of(service);
+    if (broken.length > 0) {
+      parts.push(`${SERVICE_NAMES[service]}: BROKEN (${describeServiceFaults(broken)})`);
+    }
   }
   if (clock)
     parts.push(`Clock: ${clock.offsetMs === 0 ? 'real time' : formatHours(clock.offsetMs)}`);
@@ -356,6 +413,87 @@ async function refresh() {
     }
   })();
   return refreshing;
+}
+
+// --- scenarios ---
+
+function renderScenarios(list) {
+  state.scenarios = list.scenarios;
+  const select = $('scenario');
+  const chosen = select.value;
+  select.replaceChildren(
+    el('option', 'choose a drill…'),
+    ...list.scenarios.map((scenario) => {
+      const option = el('option', scenario.name);
+      option.value = scenario.name;
+      return option;
+    }),
+  );
+  select.firstElementChild.value = '';
+  if (list.scenarios.some((s) => s.name === chosen)) select.value = chosen;
+  describeChosenScenario();
+}
+
+function describeChosenScenario() {
+  const scenario = state.scenarios.find((s) => s.name === $('scenario').value);
+  $('scenario-description').textContent = scenario
+    ? `${scenario.description} Faults: ${scenario.faults
+        .map((f) => `${f.service ?? 'main'} ${f.route ?? '*'} → ${describeFault(f)}`)
+        .join('; ')}.`
+    : 'A named drill sets its faults (the same names as the testing kit’s scenarioNames).';
+}
+
+/** One drill at a time: every fault is cleared, then the scenario's are set. */
+async function applyScenario(name) {
+  await admin('faults', { method: 'DELETE' });
+  await admin(`scenarios/${encodeURIComponent(name)}`, { method: 'POST' });
+  state.drill = state.scenarios.find((s) => s.name === name);
+}
+
+// --- fault form ---
+
+function renderRouteChoices() {
+  const select = $('fault-route');
+  const service = $('fault-service').value;
+  const routes = state.routes[service] ?? [];
+  const current = [...select.options].map((o) => o.value).join('\n');
+  const next = ['*', ...routes].join('\n');
+  if (current === next) return;
+  const chosen = select.value;
+  select.replaceChildren(
+    ...['*', ...routes].map((route) => {
+      const option = el('option', route === '*' ? 'every route of the service (*)' : route);
+      option.value = route;
+      return option;
+    }),
+  );
+  if (routes.includes(chosen)) select.value = chosen;
+}
+
+function faultFromForm() {
+  const [mode, status] = $('fault-mode').value.split(/-(?=\d)/);
+  const body = { service: $('fault-service').value, route: $('fault-route').value, mode };
+  const number = (id) => ($(id).value === '' ? undefined : Number($(id).value));
+  if (status) body.status = Number(status);
+  if (mode === 'delay') {
+    body.delayMs = number('fault-delay') ?? 1000;
+    if (number('fault-jitter') !== undefined) body.jitterMs = number('fault-jitter');
+  }
+  if (mode === 'error' && number('fault-retry-after') !== undefined) {
+    body.retryAfterSeconds = number('fault-retry-after');
+  }
+  for (const [name, id] of [
+    ['count', 'fault-count'],
+    ['every', 'fault-every'],
+    ['probability', 'fault-probability'],
+  ]) {
+    if (number(id) !== undefined) body[name] = number(id);
+  }
+  // A seed drives the draws: it goes with a probability or a jitter, else it means nothing.
+  if (number('fault-seed') !== undefined && (body.probability !== undefined || body.jitterMs)) {
+    body.seed = number('fault-seed');
+  }
+  return body;
 }
 
 // --- actions ---
@@ -397,20 +535,28 @@ function wire() {
     act('Set the clock offset', () => setOffset(Math.round(hours * HOUR_MS)));
   });
 
+  $('fault-service').addEventListener('change', renderRouteChoices);
   $('fault-form').addEventListener('submit', (event) => {
     event.preventDefault();
-    const [mode, status] = $('fault-mode').value.split('-');
-    const body = { route: $('fault-route').value, mode };
-    if (status) body.status = Number(status);
-    if (mode === 'delay') body.delayMs = Number($('fault-delay').value);
-    if ($('fault-count').value !== '') body.count = Number($('fault-count').value);
-    if (mode === 'error' && $('fault-retry-after').value !== '') {
-      body.retryAfterSeconds = Number($('fault-retry-after').value);
-    }
-    act(`Inject ${describeFault({ ...body, status: body.status })} on ${body.route}`, () =>
+    const body = faultFromForm();
+    act(`Inject ${describeFault(body)} on ${body.service} ${body.route}`, () =>
       admin('faults', { method: 'POST', body }),
     );
   });
+
+  $('scenario').addEventListener('change', describeChosenScenario);
+  $('scenario-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    const name = $('scenario').value;
+    if (name === '') return;
+    act(`Scenario ${name}`, () => applyScenario(name));
+  });
+  $('scenario-end').addEventListener('click', () =>
+    act('End the drill', async () => {
+      await admin('faults', { method: 'DELETE' });
+      state.drill = undefined;
+    }),
+  );
 
   const enable = () => act('Enable the standby', () => standbyApi('enabled', 'PUT'));
   const disable = () => act('Disable the standby', () => standbyApi('disabled', 'PUT'));
@@ -464,11 +610,12 @@ const log = { entries: [], paused: false, dropped: 0 };
 
 function answerText(entry) {
   if (entry.status === null) return OUTCOMES[entry.outcome] ?? 'no answer';
-  return `${entry.status} ${REASONS[entry.status] ?? ''}`.trim();
+  const text = `${entry.status} ${REASONS[entry.status] ?? ''}`.trim();
+  return entry.outcome === 'truncated' ? `${text}, body cut off` : text;
 }
 
 function answerClass(entry) {
-  if (entry.status === null || entry.status >= 500) return 'status-bad';
+  if (entry.status === null || entry.status >= 500 || entry.outcome) return 'status-bad';
   if (entry.status >= 400) return 'status-warn';
   return 'status-ok';
 }
@@ -710,6 +857,9 @@ function wireFeeds() {
 
 wire();
 refresh();
+admin('scenarios').then(renderScenarios, (error) => {
+  $('scenario-description').textContent = `The scenarios did not load: ${error.message}`;
+});
 setInterval(refresh, REFRESH_MS);
 // Show the main feed from the start (read once; tick "follow" to keep it live).
 openFeed();
