@@ -40,6 +40,14 @@ export async function buildApp(options: MockServerOptions = {}): Promise<Fastify
   const config = resolveOptions(options);
   const { limits } = config;
   const cors = createCorsPolicy({ origins: config.corsOrigins, wireNames: config.wireNames });
+  const serverOptions = {
+    // Without Host, Node would answer an empty 400 itself; installNodeAnswers answers instead.
+    requireHostHeader: false,
+    headersTimeout: limits.headersTimeoutMs,
+    requestTimeout: limits.requestTimeoutMs,
+    // Node checks the two timeouts on this interval: the 408 goes out at most a sixth late.
+    connectionsCheckingInterval: Math.max(50, Math.floor(limits.requestTimeoutMs / 6)),
+  };
   const app = Fastify({
     logger: options.logger ?? false,
     // Keep-alive sockets and parked long polls must not hold up shutdown.
@@ -62,15 +70,9 @@ export async function buildApp(options: MockServerOptions = {}): Promise<Fastify
     keepAliveTimeout: limits.keepAliveTimeoutMs,
     // No socket inactivity timeout: a parked long poll is idle by design (maxWaitMs bounds it).
     connectionTimeout: 0,
-    http: {
-      // Without Host, Node would answer an empty 400 itself; installNodeAnswers answers instead.
-      requireHostHeader: false,
-      headersTimeout: limits.headersTimeoutMs,
-      requestTimeout: limits.requestTimeoutMs,
-      // Node checks the two timeouts on this interval: the 408 goes out at most a sixth late.
-      connectionsCheckingInterval: Math.max(50, Math.floor(limits.requestTimeoutMs / 6)),
-    },
-  });
+    // The same server options over TLS when `tls` is given (Fastify reads `https` instead).
+    ...(config.tls ? { https: { ...serverOptions, ...config.tls } } : { http: serverOptions }),
+  }) as unknown as FastifyInstance;
   try {
     await registerEverything(app, config, cors);
     await app.ready();

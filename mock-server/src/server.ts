@@ -2,7 +2,10 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp, SERVICE_PREFIXES } from './app.js';
 import type { MockServerOptions } from './options.js';
 
-/** Options of {@link startServer}: the app's options plus where to listen. */
+/**
+ * Options of {@link startServer}: the app's options (`tls: { cert, key }` for HTTPS) plus where
+ * to listen.
+ */
 export interface StartServerOptions extends MockServerOptions {
   /** Port; `0` picks a free one. Default 8787. */
   port?: number;
@@ -35,7 +38,9 @@ export interface RunningServer {
  *
  * @example
  * const server = await startServer({ port: 0, state: 'active' });
- * console.log(server.info.standbyUrl);
+ * console.log(server.info.standbyUrl); // http://127.0.0.1:<port>/standby
+ * // Over HTTPS (PEM texts): the URLs are then https://
+ * const secure = await startServer({ port: 0, tls: { cert, key } });
  * await server.close();
  */
 export async function startServer(options: StartServerOptions = {}): Promise<RunningServer> {
@@ -44,7 +49,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   await app.listen({ port, host });
   const address = app.server.address();
   const actualPort = typeof address === 'object' && address ? address.port : port;
-  const origin = `http://${host.includes(':') ? `[${host}]` : host}:${actualPort}`;
+  const scheme = app.config.tls ? 'https' : 'http';
+  const origin = `${scheme}://${host.includes(':') ? `[${host}]` : host}:${actualPort}`;
   const { config } = app;
   if (!config.publicUrlExplicit) config.publicUrl = origin;
   if (!config.issuerExplicit) config.issuer = `${config.publicUrl}${SERVICE_PREFIXES.idp}`;
