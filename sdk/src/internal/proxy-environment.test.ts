@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { matchesNoProxy, parseProxyUrl, proxyFromEnvironment } from './proxy-environment.js';
+import { matchesNoProxy, proxyFromEnvironment } from './proxy-environment.js';
 
 const at = (url: string) => new URL(url);
 
@@ -82,50 +82,19 @@ describe('matchesNoProxy', () => {
   it('matches a name against itself and its subdomains only (property)', () => {
     const label = fc.stringMatching(/^[a-z][a-z0-9-]{0,10}$/);
     fc.assert(
-      fc.property(fc.array(label, { minLength: 1, maxLength: 4 }), label, label, (domain, sub, other) => {
-        const name = domain.join('.');
-        expect(matchesNoProxy(name, name)).toBe(true);
-        expect(matchesNoProxy(`${sub}.${name}`, name)).toBe(true);
-        expect(matchesNoProxy(`${sub}.${name}`, `.${name}`)).toBe(true);
-        // A longer label that merely ends with the name is another domain.
-        expect(matchesNoProxy(`${other}x${name}`, name)).toBe(false);
-      }),
+      fc.property(
+        fc.array(label, { minLength: 1, maxLength: 4 }),
+        label,
+        label,
+        (domain, sub, other) => {
+          const name = domain.join('.');
+          expect(matchesNoProxy(name, name)).toBe(true);
+          expect(matchesNoProxy(`${sub}.${name}`, name)).toBe(true);
+          expect(matchesNoProxy(`${sub}.${name}`, `.${name}`)).toBe(true);
+          // A longer label that merely ends with the name is another domain.
+          expect(matchesNoProxy(`${other}x${name}`, name)).toBe(false);
+        },
+      ),
     );
-  });
-});
-
-describe('parseProxyUrl', () => {
-  it('reads scheme, host and port, with curl defaults for a missing scheme or port', () => {
-    expect(parseProxyUrl('http://proxy.example:3128')).toEqual({
-      origin: 'http://proxy.example:3128',
-      authorization: undefined,
-    });
-    expect(parseProxyUrl('proxy.example:8080').origin).toBe('http://proxy.example:8080');
-    expect(parseProxyUrl('http://proxy.example').origin).toBe('http://proxy.example:1080');
-    expect(parseProxyUrl('http://proxy.example:80/').origin).toBe('http://proxy.example:80');
-    expect(parseProxyUrl('https://proxy.example').origin).toBe('https://proxy.example:443');
-    expect(parseProxyUrl('http://[::1]:3128').origin).toBe('http://[::1]:3128');
-  });
-
-  it('turns user:password@ (percent-encoded) into Basic authentication', () => {
-    const { origin, authorization } = parseProxyUrl('http://al%40ce:p%3Ass%20w@proxy:3128');
-    expect(origin).toBe('http://proxy:3128');
-    expect(authorization).toBe(`Basic ${Buffer.from('al@ce:p:ss w').toString('base64')}`);
-    expect(parseProxyUrl('http://bob@proxy:1').authorization).toBe(
-      `Basic ${Buffer.from('bob:').toString('base64')}`,
-    );
-    expect(parseProxyUrl('http://j%C3%BCrgen:%C3%A9t%C3%A9@proxy:1').authorization).toBe(
-      `Basic ${Buffer.from('jürgen:été').toString('base64')}`,
-    );
-  });
-
-  it.each([
-    ['socks5://proxy:1080', /socks5: proxies are not supported/],
-    ['http://proxy:3128/path', /no path/],
-    ['http://proxy:3128/?a=b', /no path/],
-    ['http://', /not a URL/],
-    ['http://proxy:99999', /not a URL/],
-  ])('refuses %s, saying why', (text, why) => {
-    expect(() => parseProxyUrl(text)).toThrow(why);
   });
 });

@@ -1,52 +1,8 @@
 // Which HTTP proxy a request takes, read from the environment as curl reads it (curl's
 // lib/url.c `detect_proxy` and lib/noproxy.c): the variable of the target's scheme, the lower-case
 // name first (`https_proxy`, then `HTTPS_PROXY`; `http_proxy`, then `HTTP_PROXY`), and
-// `no_proxy`, then `NO_PROXY`. Pure functions: the Node fence (platform/network-fetch.ts) hands
+// `no_proxy`, then `NO_PROXY`. Pure functions: the Node fetch (platform/node-network.ts) hands
 // them `process.env`. Why not undici's EnvHttpProxyAgent: docs/decisions/0030-proxies-read-as-curl-reads-them.md.
-import { encodeBase64 } from './base64.js';
-
-/** A proxy URL, parsed. */
-export interface ProxySetting {
-  /** `scheme://host:port` without credentials: where requests go, and what messages name. */
-  origin: string;
-  /** `Basic <base64>` when the URL carries `user:password@`, else undefined. */
-  authorization: string | undefined;
-}
-
-/** curl's default port of a proxy URL that names none: 1080 for http, 443 for https. */
-const DEFAULT_PORTS: Record<string, string> = { 'http:': '1080', 'https:': '443' };
-
-/**
- * Parses a proxy URL as curl does: no scheme means `http://`, no port means 1080 (443 for an
- * `https://` proxy), `user:password@` (percent-encoded) becomes Basic authentication. Throws a
- * TypeError saying what is wrong: not a URL, a scheme other than http or https (SOCKS), or a
- * path, query or fragment.
- */
-export function parseProxyUrl(text: string): ProxySetting {
-  const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? text : `http://${text}`;
-  let url: URL;
-  try {
-    url = new URL(withScheme);
-  } catch {
-    throw new TypeError('it is not a URL (expected http://host:port)');
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new TypeError(`${url.protocol} proxies are not supported (use an http:// proxy)`);
-  }
-  if (url.hostname === '' || url.pathname.length > 1 || url.search || url.hash) {
-    throw new TypeError('expected http://host:port, with no path, query or fragment');
-  }
-  // `new URL` drops a port equal to the scheme's default: read what the text said.
-  const authority = withScheme.slice(withScheme.indexOf('//') + 2).split(/[/?#]/)[0] ?? '';
-  const explicitPort = /:(\d+)$/.exec(authority.slice(authority.lastIndexOf('@') + 1))?.[1];
-  const port = explicitPort === undefined ? DEFAULT_PORTS[url.protocol] : String(+explicitPort);
-  let authorization: string | undefined;
-  if (url.username !== '' || url.password !== '') {
-    const credentials = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
-    authorization = `Basic ${encodeBase64(new TextEncoder().encode(credentials))}`;
-  }
-  return { origin: `${url.protocol}//${url.hostname}:${port}`, authorization };
-}
 
 /** The bytes of a dotted IPv4 address as one number, or undefined when it is not one. */
 function ipv4(text: string): number | undefined {

@@ -9,9 +9,10 @@ export interface ProxyRouteErrorOptions {
 
 /**
  * A request sent through an HTTP proxy failed; `cause` is the error of the exchange. Thrown by
- * the SDK's default fetch on Node (internal/platform/network-fetch.ts), so the one HTTP → error
+ * the SDK's default fetch on Node (internal/platform/node-network.ts), so the one HTTP → error
  * mapping (transport/classify-outcome.ts) can tell a proxy in the way from a service that is
- * down. Internal: callers see the `LicensingError` built from it.
+ * down; it finds it by `name`, since the CommonJS build's copy of this class is another one.
+ * Internal: callers see the `LicensingError` built from it.
  */
 export class ProxyRouteError extends Error {
   override name = 'ProxyRouteError';

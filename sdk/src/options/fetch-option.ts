@@ -1,5 +1,5 @@
 import { createDefaultFetch } from '../internal/platform/network-fetch.js';
-import { parseProxyUrl } from '../internal/proxy-environment.js';
+import { parseProxyUrl } from '../internal/proxy-url.js';
 import { option } from '../internal/validate-option.js';
 
 /**

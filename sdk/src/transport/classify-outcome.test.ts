@@ -360,7 +360,7 @@ describe('classifyOutcome: the network in the way', () => {
         if (verdict.ok) throw new Error('expected a failure');
         // "<what happened>. <what to do>." — at least two sentences, the last an instruction.
         expect(verdict.error.message).toMatch(
-          /\.\s+(Check|Retry|Put|Ask|Fix|The service|If the network)[^]*\.$/,
+          /\.\s+(Check|Retry|Put|Ask|Fix|The service|If the network)[\s\S]*\.$/,
         );
       }
     }

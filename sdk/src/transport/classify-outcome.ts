@@ -1,6 +1,6 @@
 import { ApiResponseError, LicensingError, type LicensingErrorCode } from '../errors.js';
 import { splitTokens } from '../internal/authz-wire.js';
-import { ProxyRouteError } from '../internal/proxy-route-error.js';
+import type { ProxyRouteError } from '../internal/proxy-route-error.js';
 import type { FailureReason, ServiceName } from '../types.js';
 import { parseApiErrorBody } from './api-error-body.js';
 import type { HttpOutcome } from './http-attempt.js';
@@ -142,6 +142,8 @@ const PROXY_UNREACHABLE = new Set([
 
 const PROXY_SETTINGS =
   'the proxy settings (HTTPS_PROXY, HTTP_PROXY, NO_PROXY, or the `proxy` option)';
+const PROXY_CREDENTIALS =
+  "Put the proxy's user name and password in its URL (http://user:password@host:port) in HTTPS_PROXY, HTTP_PROXY or the `proxy` option";
 
 /** How a failed exchange went wrong on the network, with its message parts. */
 interface NetworkFailure {
@@ -199,7 +201,8 @@ function tlsFailure(chain: unknown[], where: string): string | undefined {
 /** What went wrong on the way to `where` (the service and its URL). */
 function networkFailure(error: unknown, where: string): NetworkFailure {
   const chain = causeChain(error);
-  const proxied = chain.find((e): e is ProxyRouteError => e instanceof ProxyRouteError);
+  // By name: the CommonJS build loads the Node fetch that throws it as an ES module, another copy.
+  const proxied = chain.find((e): e is ProxyRouteError => (e as Error).name === 'ProxyRouteError');
   // Through a proxy too, a certificate that fails the check is the service's (the tunnel
   // carries TLS end to end) or, for an https proxy, the proxy's own.
   const tls = tlsFailure(
@@ -224,10 +227,11 @@ function networkFailure(error: unknown, where: string): NetworkFailure {
       message: `The proxy setting ${proxy} cannot be used to reach ${where}: ${why}. Fix ${PROXY_SETTINGS}`,
     };
   }
-  if (status === 407) {
+  // 407 asks for credentials; some proxies (tinyproxy 1.11) answer wrong ones with a 401.
+  if (status === 407 || status === 401) {
     return {
       reason: 'proxy',
-      message: `The proxy ${proxy} refused to forward the request to ${where}: it requires authentication (HTTP 407). Put the proxy's user name and password in its URL (http://user:password@host:port) in HTTPS_PROXY, HTTP_PROXY or the \`proxy\` option`,
+      message: `The proxy ${proxy} refused to forward the request to ${where}: it requires authentication (HTTP ${status}). ${PROXY_CREDENTIALS}`,
     };
   }
   if (status !== undefined && status < 500) {
@@ -389,7 +393,7 @@ export function classifyOutcome(outcome: HttpOutcome, context: ClassifyContext):
       reason: 'proxy',
       error: new ApiResponseError(
         'SERVICE_UNAVAILABLE',
-        `A proxy on the way to ${label} requires authentication (HTTP 407, ${url}). Put the proxy's user name and password in its URL (http://user:password@host:port) in HTTPS_PROXY, HTTP_PROXY or the \`proxy\` option.`,
+        `A proxy on the way to ${label} requires authentication (HTTP 407, ${url}). ${PROXY_CREDENTIALS}.`,
         { ...init, reason: 'proxy' },
       ),
     };

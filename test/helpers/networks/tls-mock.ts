@@ -2,6 +2,7 @@
 // the CA an app trusts, a second CA it does not, and a certificate of the trusted CA for another
 // host name. Set-up goes through `app.inject` (no network), so nothing here depends on the path
 // under test.
+import { createServer } from 'node:https';
 import type { RunningServer } from '@standby-licensing/mock-server';
 import type { TrustedRoot } from '@standby-licensing/sdk';
 import { exportSPKI, generateKeyPair } from 'jose';
@@ -56,6 +57,8 @@ export async function startTestMock(tls?: { cert: string; key: string }): Promis
   const server = await startServer({
     port: 0,
     state: 'active',
+    // Signing on the event loop: no worker threads for a handful of leases.
+    signingThreads: 0,
     eventWriterKeys: [await exportSPKI(writer.publicKey)],
     ...(tls ? { tls: { cert: tls.cert, key: tls.key } } : {}),
   });
@@ -83,10 +86,42 @@ export async function startTestMock(tls?: { cert: string; key: string }): Promis
     server,
     scheme: url.protocol.slice(0, -1),
     port: Number(url.port),
-    roots: [{ pem: key.rootCertificate, keyId: key.keyId }, { pem: toPem(jwks.keys[0]!.x5c.at(-1)!) }],
+    roots: [
+      { pem: key.rootCertificate, keyId: key.keyId },
+      { pem: toPem(jwks.keys[0]!.x5c.at(-1)!) },
+    ],
     idToken: () => mint(),
     readToken: () => mint({ '*': true }),
     writerKey: writer.privateKey,
     close: () => server.close(),
+  };
+}
+
+/** A TLS server that only shakes hands: where a service with a bad certificate would be. */
+export interface TlsOnlyServer {
+  /** `https://127.0.0.1:<port>` */
+  origin: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+/** Starts an HTTPS server with `tls` that answers every request with a 503. */
+export async function startTlsOnlyServer(tls: {
+  cert: string;
+  key: string;
+}): Promise<TlsOnlyServer> {
+  const server = createServer({ cert: tls.cert, key: tls.key }, (_request, response) => {
+    response.writeHead(503).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    origin: `https://127.0.0.1:${port}`,
+    port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
