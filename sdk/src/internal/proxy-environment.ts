@@ -2,7 +2,7 @@
 // lib/url.c `detect_proxy` and lib/noproxy.c): the variable of the target's scheme, the lower-case
 // name first (`https_proxy`, then `HTTPS_PROXY`; `http_proxy`, then `HTTP_PROXY`), and
 // `no_proxy`, then `NO_PROXY`. Pure functions: the Node fetch (platform/node-network.ts) hands
-// them `process.env`. Why not undici's EnvHttpProxyAgent: docs/decisions/0030-proxies-read-as-curl-reads-them.md.
+// them `process.env`. Why not undici's EnvHttpProxyAgent: docs/decisions/0030-proxies-on-node.md.
 
 /** The bytes of a dotted IPv4 address as one number, or undefined when it is not one. */
 function ipv4(text: string): number | undefined {
