@@ -55,4 +55,31 @@ describe('createDefaultFetch (the platform fence)', () => {
     expect((await direct('https://licensing.example/y')).status).toBe(204);
     expect(calls).toEqual(['https://licensing.example/y']);
   });
+
+  it('hands a request nothing applies to straight to the global fetch: same promise, no module load', async () => {
+    vi.stubEnv('https_proxy', '');
+    vi.stubEnv('HTTPS_PROXY', '');
+    // Were the Node module loaded, this path would fail: nothing may try.
+    vi.stubGlobal('__NODE_NETWORK_MODULE__', './no-such-module.js');
+    const answer = Promise.resolve(new Response(null, { status: 204 }));
+    vi.stubGlobal('fetch', () => answer);
+    const fetchFn = createDefaultFetch({ proxy: undefined, ca: [CA] });
+    expect(fetchFn('http://licensing.example/a')).toBe(answer);
+    expect(createDefaultFetch({ proxy: false, ca: [] })('https://licensing.example/b')).toBe(
+      answer,
+    );
+  });
+
+  it('fails a proxied request, saying what to do, when the Node module cannot be loaded', async () => {
+    vi.stubGlobal('__NODE_NETWORK_MODULE__', './no-such-module.js');
+    const calls = recordGlobalFetch();
+    vi.stubEnv('https_proxy', 'http://127.0.0.1:3128');
+    const fetchFn = createDefaultFetch({ proxy: undefined, ca: [] });
+    await expect(fetchFn('https://licensing.example/x')).rejects.toThrow(
+      /Node network module .* could not be loaded .*keep @standby-licensing\/sdk and undici in node_modules, or pass your own `fetch`/,
+    );
+    // Requests no proxy applies to still go out.
+    expect((await fetchFn('http://licensing.example/y')).status).toBe(204);
+    expect(calls).toEqual(['http://licensing.example/y']);
+  });
 });

@@ -31,35 +31,28 @@ function nodeProcess(): NodeProcess | undefined {
 }
 
 /**
- * When node-network.ts cannot be loaded (an app bundled the SDK into one file), requests that
- * a proxy or `tls.ca` would apply to fail saying so; the others go to the global fetch.
+ * Whether a request may need node-network.ts: a `proxy` URL, `tls.ca` for an https URL, or a
+ * proxy variable for its scheme in the environment (node-network.ts then reads `NO_PROXY`).
+ * Every other request goes straight to the global fetch, as it did before proxies were
+ * supported: no module to load, not even a microtask more.
  */
-function withoutNodeNetwork(
+function mayNeedNodeNetwork(
   node: NodeProcess,
   settings: NetworkSettings,
-  cause: unknown,
-): typeof fetch {
-  return (input, init) => {
-    const scheme = String(input instanceof Request ? input.url : input).split(':')[0];
-    const variable = `${scheme}_proxy`;
-    const proxied =
-      typeof settings.proxy === 'string' ||
-      (settings.proxy === undefined && !!(node.env[variable] ?? node.env[variable.toUpperCase()]));
-    if (!proxied && (settings.ca.length === 0 || scheme !== 'https')) {
-      return globalThis.fetch(input, init);
-    }
-    return Promise.reject(
-      new Error(
-        `the SDK's Node network module (for proxies and \`tls.ca\`) could not be loaded (${String(cause)}); keep @standby-licensing/sdk and undici in node_modules, or pass your own \`fetch\``,
-        { cause },
-      ),
-    );
-  };
+  input: RequestInfo | URL,
+): boolean {
+  if (typeof settings.proxy === 'string') return true;
+  const scheme = String(input instanceof Request ? input.url : input).split(':')[0];
+  if (settings.ca.length > 0 && scheme === 'https') return true;
+  if (settings.proxy === false) return false;
+  const variable = `${scheme}_proxy`;
+  return !!(node.env[variable] ?? node.env[variable.toUpperCase()]);
 }
 
 /**
- * The SDK's default `fetch` for one client: on Node, node-network.ts's (loaded on the first
- * request); elsewhere the global `fetch`, looked up at call time.
+ * The SDK's default `fetch` for one client: on Node, node-network.ts's for the requests a proxy
+ * or `tls.ca` may apply to (loaded on the first of them); the global `fetch`, looked up at call
+ * time, for every other request and everywhere else.
  */
 export function createDefaultFetch(settings: NetworkSettings): typeof fetch {
   const node = nodeProcess();
@@ -74,12 +67,16 @@ export function createDefaultFetch(settings: NetworkSettings): typeof fetch {
         /* webpackIgnore: true */ /* @vite-ignore */ specifier
       )) as typeof import('./node-network.js');
       return module.createNodeFetch(settings);
-    } catch (error) {
-      return withoutNodeNetwork(node, settings, error);
+    } catch (cause) {
+      // An app that bundled the SDK into one file, Jest without ES modules: say what to do.
+      // (No `cause`: the message is what an error report shows, innermost first.)
+      const problem = `the SDK's Node network module (for proxies and \`tls.ca\`) could not be loaded (${String(cause)}); keep @standby-licensing/sdk and undici in node_modules, or pass your own \`fetch\``;
+      return () => Promise.reject(new Error(problem));
     }
   };
-  return async (input, init) => {
+  return (input, init) => {
+    if (!mayNeedNodeNetwork(node, settings, input)) return globalThis.fetch(input, init);
     if (!loading) loading = load();
-    return (await loading)(input, init);
+    return loading.then((nodeFetch) => nodeFetch(input, init));
   };
 }
