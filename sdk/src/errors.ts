@@ -46,6 +46,7 @@ export class LicensingError extends Error {
    * attempt failed at a proxy (unreachable, or refusing with 407 or 403), `tls` when every
    * attempt failed the TLS check (a certificate not trusted, expired or for another host): the
    * network, not the licensing service, is in the way, and the message says what to check.
+   * Inside a `cause`, `circuit-open` marks main as not tried (its circuit breaker is open).
    */
   readonly reason: string | undefined;
 
