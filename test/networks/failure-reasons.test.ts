@@ -52,12 +52,14 @@ describe('failures on the way to a service', () => {
       startTlsOnlyServer(old),
     ]);
     const ports = [mock.port, untrusted.port, wrongHost.port, expired.port];
-    [proxy, authProxy, narrowProxy] = await Promise.all([
-      startTinyproxy({ connectPorts: ports }),
-      startTinyproxy({ connectPorts: ports, basicAuth: { user: 'bob', password: 'builder' } }),
-      // CONNECT only to a port nothing uses: the proxy refuses every destination here.
-      startTinyproxy({ connectPorts: [await closedPort()] }),
-    ]);
+    // One after the other: a proxy that started is closed by afterAll even if the next fails.
+    proxy = await startTinyproxy({ connectPorts: ports });
+    authProxy = await startTinyproxy({
+      connectPorts: ports,
+      basicAuth: { user: 'bob', password: 'builder' },
+    });
+    // CONNECT only to a port nothing uses: the proxy refuses every destination here.
+    narrowProxy = await startTinyproxy({ connectPorts: [await closedPort()] });
     deadProxy = `http://127.0.0.1:${await closedPort()}`;
   });
   afterAll(async () => {

@@ -30,13 +30,12 @@ describe('the licensing client through tinyproxy', () => {
   beforeAll(async () => {
     pki = await createNetworkPki();
     [secure, plain] = await Promise.all([startTestMock(pki.trusted), startTestMock()]);
-    [proxy, authProxy] = await Promise.all([
-      startTinyproxy({ connectPorts: [secure.port] }),
-      startTinyproxy({
-        connectPorts: [secure.port],
-        basicAuth: { user: USER, password: PASSWORD },
-      }),
-    ]);
+    // One after the other: a proxy that started is closed by afterAll even if the next fails.
+    proxy = await startTinyproxy({ connectPorts: [secure.port] });
+    authProxy = await startTinyproxy({
+      connectPorts: [secure.port],
+      basicAuth: { user: USER, password: PASSWORD },
+    });
   });
   afterAll(async () => {
     await Promise.all([proxy?.close(), authProxy?.close(), secure?.close(), plain?.close()]);

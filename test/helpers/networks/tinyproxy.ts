@@ -88,6 +88,10 @@ async function startOnce(options: TinyproxyOptions, dir: string): Promise<Tinypr
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr += chunk.toString();
   });
+  // A test process that ends without closing it (a timeout, a crash) takes it along.
+  const reap = () => child.kill('SIGKILL');
+  process.once('exit', reap);
+  child.once('exit', () => process.off('exit', reap));
   // Up when it accepts connections; gone when it exited (e.g. the port was taken meanwhile).
   for (let tries = 0; tries < 200; tries++) {
     if (child.exitCode !== null) break;
@@ -126,18 +130,22 @@ export async function startTinyproxy(options: TinyproxyOptions = {}): Promise<Ti
   const dir = await mkdtemp(join(tmpdir(), 'tinyproxy-'));
   // The free port is found first and bound by tinyproxy after: another process may take it in
   // between, hence a few tries.
-  for (let attempt = 0; attempt < 3; attempt++) {
-    const proxy = await startOnce(options, dir);
-    if (proxy) {
-      return {
-        ...proxy,
-        async close() {
-          await proxy.close();
-          await rm(dir, { recursive: true, force: true });
-        },
-      };
+  try {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const proxy = await startOnce(options, dir);
+      if (proxy) {
+        return {
+          ...proxy,
+          async close() {
+            await proxy.close();
+            await rm(dir, { recursive: true, force: true });
+          },
+        };
+      }
     }
+    throw new Error('tinyproxy could not bind a free port in 3 tries');
+  } catch (error) {
+    await rm(dir, { recursive: true, force: true });
+    throw error;
   }
-  await rm(dir, { recursive: true, force: true });
-  throw new Error('tinyproxy could not bind a free port in 3 tries');
 }
