@@ -44,6 +44,10 @@ export default defineConfig([
     ...shared,
     format: ['cjs'],
     noExternal: ESM_ONLY_DEPENDENCIES,
+    // The Node-only fetch (proxies, tls.ca) is loaded at run time by the fence
+    // (src/internal/platform/network-fetch.ts): from dist/index.cjs, the ES module the build
+    // above wrote beside the others, never bundled into this file.
+    define: { __NODE_NETWORK_MODULE__: JSON.stringify('./internal/platform/node-network.js') },
     // No `splitting`: tsup's experimental CommonJS splitting rewrites jose's class fields into
     // invalid JavaScript. Each .cjs entry carries what it uses.
   },

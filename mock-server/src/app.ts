@@ -85,6 +85,14 @@ export async function buildAppDeferringKeys(
       : {}),
   });
   const schemaCompilers = createLazySchemaCompilers();
+  const serverOptions = {
+    // Without Host, Node would answer an empty 400 itself; installNodeAnswers answers instead.
+    requireHostHeader: false,
+    headersTimeout: limits.headersTimeoutMs,
+    requestTimeout: limits.requestTimeoutMs,
+    // Node checks the two timeouts on this interval: the 408 goes out at most a sixth late.
+    connectionsCheckingInterval: Math.max(50, Math.floor(limits.requestTimeoutMs / 6)),
+  };
   const app = Fastify({
     // Schemas compile on first use, off the start path (buildApp compiles them all at once).
     schemaController: schemaCompilers.schemaController,
@@ -109,15 +117,9 @@ export async function buildAppDeferringKeys(
     keepAliveTimeout: limits.keepAliveTimeoutMs,
     // No socket inactivity timeout: a parked long poll is idle by design (maxWaitMs bounds it).
     connectionTimeout: 0,
-    http: {
-      // Without Host, Node would answer an empty 400 itself; installNodeAnswers answers instead.
-      requireHostHeader: false,
-      headersTimeout: limits.headersTimeoutMs,
-      requestTimeout: limits.requestTimeoutMs,
-      // Node checks the two timeouts on this interval: the 408 goes out at most a sixth late.
-      connectionsCheckingInterval: Math.max(50, Math.floor(limits.requestTimeoutMs / 6)),
-    },
-  });
+    // The same server options over TLS when `tls` is given (Fastify reads `https` instead).
+    ...(config.tls ? { https: { ...serverOptions, ...config.tls } } : { http: serverOptions }),
+  }) as unknown as FastifyInstance;
   app.decorate('schemaCompilers', schemaCompilers);
   try {
     await registerEverything(app, config, cors);

@@ -1,6 +1,8 @@
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { resolveSigningThreads } from './crypto/signing-pool.js';
+import { createDevCertificates, LOOPBACK_NAMES } from './dev-cert.js';
 import type { MockServerLimits } from './limits.js';
 import { type StartServerOptions, startServer } from './server.js';
 
@@ -35,6 +37,11 @@ const USAGE = `Usage: standby-mock-server [options]
                               (default: one per core, 0 on a single core)
   --main-audit-events         main also writes an audit event (Created, Updated, Deleted)
                               per change
+  --tls-cert <file>           serve HTTPS with this PEM certificate (with --tls-key); the
+                              printed URLs are then https://
+  --tls-key <file>            the PEM private key of --tls-cert
+  --make-dev-cert <dir>       write a throwaway CA (ca.pem) and a certificate for localhost,
+                              127.0.0.1 and ::1 (cert.pem, key.pem) into <dir>, then exit
   --help                      show this help
 
 Limits (docs/mock-server.md "Limits"):
@@ -67,7 +74,10 @@ function readKeys(files: string[] | undefined): string[] | undefined {
   return files?.map((file) => readFileSync(file, 'utf8'));
 }
 
-function parseCommandLine(argv: string[]): StartServerOptions | undefined {
+/** The parsed command line: the server's options, or the folder to write dev certificates to. */
+type CommandLine = StartServerOptions & { makeDevCert?: string };
+
+function parseCommandLine(argv: string[]): CommandLine | undefined {
   const { values } = parseArgs({
     args: argv,
     strict: true,
@@ -93,6 +103,9 @@ function parseCommandLine(argv: string[]): StartServerOptions | undefined {
       admin: { type: 'boolean' },
       'signing-threads': { type: 'string' },
       'main-audit-events': { type: 'boolean' },
+      'tls-cert': { type: 'string' },
+      'tls-key': { type: 'string' },
+      'make-dev-cert': { type: 'string' },
       help: { type: 'boolean' },
       ...Object.fromEntries(LIMIT_OPTIONS.map(([flag]) => [flag, { type: 'string' } as const])),
     },
@@ -167,19 +180,58 @@ function parseCommandLine(argv: string[]): StartServerOptions | undefined {
     );
   }
   if (values['main-audit-events']) options.mainAuditEvents = true;
+  const certFile = values['tls-cert'];
+  const keyFile = values['tls-key'];
+  if ((certFile === undefined) !== (keyFile === undefined)) {
+    throw new TypeError(
+      '--tls-cert and --tls-key go together: give both (HTTPS) or neither (HTTP)',
+    );
+  }
+  if (certFile !== undefined && keyFile !== undefined) {
+    options.tls = { cert: readFileSync(certFile, 'utf8'), key: readFileSync(keyFile, 'utf8') };
+  }
+  if (values['make-dev-cert'] !== undefined) {
+    return { ...options, makeDevCert: values['make-dev-cert'] };
+  }
   return options;
 }
 
+/** `--make-dev-cert <dir>`: writes a throwaway CA and a localhost certificate, says what next. */
+async function writeDevCertificates(dir: string): Promise<void> {
+  const { ca, cert, key } = await createDevCertificates();
+  mkdirSync(dir, { recursive: true });
+  // `wx`: never overwrite a key or certificate someone relies on. The CA's key is not written:
+  // nothing can issue another certificate under this CA.
+  writeFileSync(join(dir, 'ca.pem'), ca.certificate, { flag: 'wx' });
+  writeFileSync(join(dir, 'cert.pem'), cert, { flag: 'wx' });
+  writeFileSync(join(dir, 'key.pem'), key, { flag: 'wx', mode: 0o600 });
+  const at = (file: string) => join(dir, file);
+  process.stdout.write(
+    `Wrote a throwaway CA and a certificate for ${LOOPBACK_NAMES.join(', ')} (valid 30 days):
+  ${at('ca.pem')}    the CA certificate: trust it in the client (tls.ca, or NODE_EXTRA_CA_CERTS)
+  ${at('cert.pem')}  the server certificate
+  ${at('key.pem')}   its private key (keep it out of version control)
+Serve HTTPS with:
+  standby-mock-server --tls-cert ${at('cert.pem')} --tls-key ${at('key.pem')}
+`,
+  );
+}
+
 async function main(): Promise<void> {
-  let options: StartServerOptions | undefined;
+  let parsed: CommandLine | undefined;
   try {
-    options = parseCommandLine(process.argv.slice(2));
+    parsed = parseCommandLine(process.argv.slice(2));
   } catch (err) {
     process.stderr.write(`standby-mock-server: ${(err as Error).message}\n\n${USAGE}`);
     process.exit(2);
   }
-  if (!options) {
+  if (!parsed) {
     process.stdout.write(USAGE);
+    return;
+  }
+  const { makeDevCert, ...options } = parsed;
+  if (makeDevCert !== undefined) {
+    await writeDevCertificates(makeDevCert);
     return;
   }
   let server: Awaited<ReturnType<typeof startServer>>;

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { createSecureContext } from 'node:tls';
 import { parsePublicKeys, type TrustedKey } from './crypto/public-keys.js';
 import { resolveSigningThreads } from './crypto/signing-pool.js';
 import { type MockServerLimits, resolveLimits } from './limits.js';
@@ -69,6 +70,21 @@ export interface MockServerOptions {
   signingThreads?: number;
   /** Fastify logger setting. Default false. */
   logger?: boolean | Record<string, unknown>;
+  /**
+   * Serve HTTPS on the same port with this certificate and its private key, PEM texts (`cert`
+   * may carry the intermediates after it); URLs are then `https://`. Default: plain HTTP. For
+   * local runs, `createDevCertificates()` (or `standby-mock-server --make-dev-cert <dir>`) makes
+   * a throwaway CA and a certificate for localhost.
+   */
+  tls?: MockServerTls;
+}
+
+/** The certificate and key of an HTTPS mock server, PEM texts. */
+export interface MockServerTls {
+  /** The server certificate, PEM, optionally followed by its intermediates. */
+  cert: string;
+  /** Its private key, PEM (PKCS#8, PKCS#1 or SEC1). */
+  key: string;
 }
 
 /** Header and authorization scheme names on the wire (DECISIONS.md "Names"). */
@@ -120,6 +136,8 @@ export interface ResolvedOptions {
   wireNames: Readonly<WireNames>;
   now: () => number;
   signingThreads: number;
+  /** Serve HTTPS with these; undefined: plain HTTP. */
+  tls: MockServerTls | undefined;
 }
 
 /**
@@ -154,6 +172,7 @@ const KNOWN = new Set([
   'now',
   'signingThreads',
   'logger',
+  'tls',
 ]);
 
 function keys(texts: string[] | undefined, name: string): TrustedKey[] | undefined {
@@ -211,6 +230,35 @@ export function parseAllowedHost(text: string): string {
     );
   }
   return text.toLowerCase();
+}
+
+/**
+ * Checks `tls` (PEM texts of a certificate and the key that belongs to it, as Node's TLS reads
+ * them) and returns it; throws a TypeError saying what to fix.
+ */
+export function resolveTls(value: unknown): MockServerTls | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'object' || value === null) {
+    throw new TypeError('tls must be { cert, key }: PEM texts of a certificate and its key');
+  }
+  for (const key of Object.keys(value)) {
+    if (key !== 'cert' && key !== 'key') throw new TypeError(`Unknown tls entry: ${key}`);
+  }
+  const { cert, key } = value as Partial<MockServerTls>;
+  if (typeof cert !== 'string' || !cert.includes('-----BEGIN CERTIFICATE-----')) {
+    throw new TypeError('tls.cert must be a PEM certificate (-----BEGIN CERTIFICATE-----)');
+  }
+  if (typeof key !== 'string' || !/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(key)) {
+    throw new TypeError('tls.key must be a PEM private key (-----BEGIN PRIVATE KEY-----)');
+  }
+  try {
+    createSecureContext({ cert, key });
+  } catch (err) {
+    throw new TypeError(
+      `tls: this certificate and key cannot serve HTTPS (${(err as Error).message}); check that the key is the certificate's`,
+    );
+  }
+  return { cert, key };
 }
 
 /** Applies defaults and validates; throws a TypeError naming the bad option. */
@@ -277,5 +325,6 @@ export function resolveOptions(options: MockServerOptions = {}): ResolvedOptions
     wireNames,
     now: options.now ?? Date.now,
     signingThreads,
+    tls: resolveTls(options.tls),
   };
 }

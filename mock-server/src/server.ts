@@ -5,7 +5,10 @@ import type { MockServerOptions } from './options.js';
 /** How long after listening the keys not asked for yet start to be made, in ms. */
 const WARM_UP_DELAY_MS = 250;
 
-/** Options of {@link startServer}: the app's options plus where to listen. */
+/**
+ * Options of {@link startServer}: the app's options (`tls: { cert, key }` for HTTPS) plus where
+ * to listen.
+ */
 export interface StartServerOptions extends MockServerOptions {
   /** Port; `0` picks a free one. Default 8787. */
   port?: number;
@@ -39,7 +42,9 @@ export interface RunningServer {
  *
  * @example
  * const server = await startServer({ port: 0, state: 'active' });
- * console.log(server.info.standbyUrl);
+ * console.log(server.info.standbyUrl); // http://127.0.0.1:<port>/standby
+ * // Over HTTPS (PEM texts): the URLs are then https://
+ * const secure = await startServer({ port: 0, tls: { cert, key } });
  * await server.close();
  */
 export async function startServer(options: StartServerOptions = {}): Promise<RunningServer> {
@@ -67,7 +72,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   warm.unref();
   const address = app.server.address();
   const actualPort = typeof address === 'object' && address ? address.port : port;
-  const origin = `http://${host.includes(':') ? `[${host}]` : host}:${actualPort}`;
+  const scheme = app.config.tls ? 'https' : 'http';
+  const origin = `${scheme}://${host.includes(':') ? `[${host}]` : host}:${actualPort}`;
   const { config } = app;
   if (!config.publicUrlExplicit) config.publicUrl = origin;
   if (!config.issuerExplicit) config.issuer = `${config.publicUrl}${SERVICE_PREFIXES.idp}`;

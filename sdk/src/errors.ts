@@ -42,7 +42,11 @@ export class LicensingError extends Error {
    * A machine-readable detail of `code`, when the SDK knows one: which verification check failed
    * for `TOKEN_INVALID` ({@link TokenInvalidReason}), or `id-token-provider-failed`,
    * `id-token-provider-timeout`, `id-token-malformed`, `id-token-expired` for an ID-token
-   * provider problem behind `UNAUTHORIZED`.
+   * provider problem behind `UNAUTHORIZED`. For `SERVICE_UNAVAILABLE`: `proxy` when every
+   * attempt failed at a proxy (unreachable, or refusing with 407 or 403), `tls` when every
+   * attempt failed the TLS check (a certificate not trusted, expired or for another host): the
+   * network, not the licensing service, is in the way, and the message says what to check.
+   * Inside a `cause`, `circuit-open` marks main as not tried (its circuit breaker is open).
    */
   readonly reason: string | undefined;
 

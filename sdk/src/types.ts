@@ -7,8 +7,16 @@ export type LicensingService = 'main' | 'standby';
 /** Which service answered: the main or the standby licensing service, or the event service. */
 export type ServiceName = LicensingService | 'events';
 
-/** Why an HTTP attempt failed, as far as the SDK can tell. */
+/**
+ * Why an HTTP attempt failed, as far as the SDK can tell. `proxy`: a proxy on the way was
+ * unreachable, refused the request (407: it wants credentials; 403: it does not allow the
+ * destination) or its setting is unusable. `tls`: the service's certificate is not trusted, has
+ * expired or is for another host, or the TLS handshake failed. Both count as the service being
+ * unreachable (failover applies).
+ */
 export type FailureReason =
+  | 'proxy'
+  | 'tls'
   | 'dns'
   | 'connection-refused'
   | 'connection-reset'

@@ -11,6 +11,8 @@
 //   4. checks out a lease from the main service with the licensing client, verifies it again,
 //      and sees a tampered copy refused with TOKEN_INVALID;
 //   5. with the testing kit on msw/node refusing every main request, checks out from the standby;
+//   5b. checks out through an HTTP proxy (the `proxy` option): the SDK's Node fetch, an ES module
+//      the CommonJS build loads at run time, with undici;
 //   6. writes a signed event and reads it back with a read token the SDK signs itself (the
 //      signing code is an `import()` in the sources: the CommonJS build must carry it);
 //   7. loads the QA console's page, script and style sheet (files shipped beside the bundle);
@@ -22,6 +24,7 @@ const assert = require('node:assert/strict');
 const { execFile } = require('node:child_process');
 const { generateKeyPairSync } = require('node:crypto');
 const { readFileSync } = require('node:fs');
+const http = require('node:http');
 const path = require('node:path');
 const { promisify } = require('node:util');
 
@@ -172,6 +175,38 @@ async function main() {
       summary.push('testing kit mainRefused: ItemA from standby, verify ok');
     } finally {
       msw.close();
+    }
+
+    // A proxy: the SDK's default fetch on Node loads its proxy support (an ES module beside the
+    // CommonJS build, and undici) on first use. A forward proxy that records what it forwards.
+    const forwarded = [];
+    const proxy = http.createServer((request, response) => {
+      forwarded.push(`${request.method} ${new URL(request.url).pathname}`);
+      const upstream = http.request(
+        request.url,
+        { method: request.method, headers: request.headers },
+        (answer) => {
+          response.writeHead(answer.statusCode, answer.headers);
+          answer.pipe(response);
+        },
+      );
+      request.pipe(upstream);
+    });
+    await new Promise((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    try {
+      const proxied = createLicensingClient({
+        ...options,
+        proxy: `http://127.0.0.1:${proxy.address().port}`,
+      });
+      const { leases: viaProxy } = await proxied.checkout(['ItemA']);
+      assert.equal(viaProxy[0].servedBy, 'main');
+      await proxied.release(viaProxy);
+      await proxied.close();
+      assert.ok(forwarded.includes('GET /main/authz/.jwt'), `forwarded: ${forwarded}`);
+      summary.push(`checkout through an HTTP proxy (${forwarded.length} requests forwarded)`);
+    } finally {
+      proxy.closeAllConnections();
+      proxy.close();
     }
 
     // Events: put signs a JWS and reads sign their own JWTs, both with jose loaded at first use.

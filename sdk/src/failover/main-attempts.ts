@@ -4,10 +4,19 @@ import { abortableDelay } from '../internal/abortable-delay.js';
 import { computeBackoffDelay } from '../internal/backoff.js';
 import { FailedAttempt } from '../transport/failed-attempt.js';
 import type { FailureReason } from '../types.js';
+import { adviceFor, headlineOf, sentenceOf, sharedNetworkReason } from './combine-failures.js';
 import type { AttemptOperation, StrategyDeps } from './strategy.js';
 
-/** Failures that say nothing is listening: retrying them at once loads no one. */
-const IMMEDIATE_RETRY: ReadonlySet<FailureReason> = new Set(['connection-refused', 'dns']);
+/**
+ * Failures that say nothing is listening, or that the network is in the way (a proxy, a
+ * certificate): retrying them at once loads no one.
+ */
+const IMMEDIATE_RETRY: ReadonlySet<FailureReason> = new Set([
+  'connection-refused',
+  'dns',
+  'proxy',
+  'tls',
+]);
 
 /** Result of {@link tryMainAttempts}: the value, or the outage errors of every attempt. */
 export type MainAttemptsResult<T> =
@@ -78,7 +87,9 @@ export async function tryMainAttempts<T>(
 
 /**
  * Runs an operation only main offers with {@link tryMainAttempts}; when every attempt failed,
- * rejects with `SERVICE_UNAVAILABLE` whose cause is an AggregateError of the attempts.
+ * rejects with `SERVICE_UNAVAILABLE` whose cause is an AggregateError of the attempts, with
+ * `reason: 'proxy'` or `'tls'` when every attempt failed that way (the message then says what
+ * to check).
  */
 export async function runOnMain<T>(
   operation: AttemptOperation<T>,
@@ -87,9 +98,21 @@ export async function runOnMain<T>(
 ): Promise<T> {
   const main = await tryMainAttempts(operation, deps, signal);
   if (main.ok) return main.value;
+  const reason = sharedNetworkReason(main.errors);
+  const last = main.errors.at(-1);
+  // Main's own message says what to do, unless the network was in the way every time.
+  const detail =
+    last === undefined
+      ? "no attempt. Retry later; if it persists, check `mainUrl` and this computer's network."
+      : reason === undefined
+        ? sentenceOf(last)
+        : `${headlineOf(last)} ${adviceFor(reason)}`;
   throw new LicensingError(
     'SERVICE_UNAVAILABLE',
-    `The main licensing service failed (${(main.errors.at(-1)?.message ?? 'no attempt').replace(/\.$/, '')}). Check mainUrl and that the main service is up: this call has no standby to fail over to.`,
-    { cause: new AggregateError(main.errors, 'main attempts') },
+    `The main licensing service failed (only main serves this call): ${detail}`,
+    {
+      cause: new AggregateError(main.errors, 'main attempts'),
+      ...(reason === undefined ? {} : { reason }),
+    },
   );
 }

@@ -2,7 +2,7 @@ import { ApiResponseError, LicensingError, TokenInvalidError } from '../errors.j
 import { FailedAttempt } from '../transport/failed-attempt.js';
 import type { LicensingService } from '../types.js';
 import { type Admission, type CircuitBreaker, createCircuitBreaker } from './circuit-breaker.js';
-import { combineFailures } from './combine-failures.js';
+import { combineFailures, NOT_TRIED } from './combine-failures.js';
 import { type MainAttemptsResult, runOnMain, tryMainAttempts } from './main-attempts.js';
 import type { AttemptOperation, FailoverStrategy, StrategyDeps } from './strategy.js';
 
@@ -34,6 +34,7 @@ export function createStrategyA(deps: StrategyDeps): FailoverStrategy {
   const circuitOpen = new LicensingError(
     'SERVICE_UNAVAILABLE',
     'The main licensing service was not tried: its circuit is open after repeated failures. Check the main service (mainUrl); a later call tries it again.',
+    { reason: NOT_TRIED },
   );
 
   /** Main's part of a call, as the breaker allows it; `undefined` when it was skipped. */

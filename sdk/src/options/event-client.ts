@@ -3,7 +3,7 @@
 import type { JWK } from 'jose';
 import { argument, option, type Validators } from '../internal/validate-option.js';
 import { DEFAULTS } from './defaults.js';
-import { resolveFetch } from './fetch-option.js';
+import { resolveFetch, type TlsOptions } from './fetch-option.js';
 import { resolveServiceUrl } from './service-url.js';
 
 /** Largest `maxEventCount` the event service honours (DECISIONS.md). */
@@ -71,8 +71,23 @@ export interface EventClientOptions {
   pageSize?: number;
   /** Per-request timeout, in ms (long polls add their `maxWaitMs`). Default 30 000. */
   timeoutMs?: number;
-  /** The `fetch` to use, called as a plain function at call time. Default `globalThis.fetch`. */
+  /**
+   * The `fetch` to use, called as a plain function at call time and used as given (no `proxy` or
+   * `tls` applies to it). Default `globalThis.fetch`, which on Node honours `proxy` and `tls`.
+   */
   fetch?: typeof fetch;
+  /**
+   * The HTTP proxy to reach the event service through, on Node with the default `fetch`.
+   * Default: the environment, read as curl reads it (`HTTPS_PROXY`, `HTTP_PROXY`, `NO_PROXY`,
+   * either case). `false`: no proxy. A URL (`http://user:password@host:port`): that proxy.
+   * Browsers ignore it.
+   */
+  proxy?: string | false;
+  /**
+   * Extra trust anchors for HTTPS to the event service on Node with the default `fetch`, added
+   * to Node's own roots and `NODE_EXTRA_CA_CERTS`. Browsers ignore it.
+   */
+  tls?: TlsOptions;
   /** Clock for token lifetimes and `Retry-After` dates, ms since the epoch. Default `Date.now`. */
   now?: () => number;
 }
@@ -108,7 +123,17 @@ export interface ResolvedEventClientOptions {
   now: () => number;
 }
 
-const KEYS = ['eventUrl', 'auth', 'signer', 'pageSize', 'timeoutMs', 'fetch', 'now'];
+const KEYS = [
+  'eventUrl',
+  'auth',
+  'signer',
+  'pageSize',
+  'timeoutMs',
+  'fetch',
+  'proxy',
+  'tls',
+  'now',
+];
 const ALGORITHMS: readonly EventSigningAlgorithm[] = ['RS256', 'RS384', 'RS512'];
 /** Default lifetime of a read JWT the SDK signs, in ms. */
 const READ_TOKEN_TTL_MS = 300_000;
@@ -179,7 +204,7 @@ export function resolveEventClientOptions(options: EventClientOptions): Resolved
       integer: true,
     }),
     timeoutMs: option.number('timeoutMs', o.timeoutMs, d.timeoutMs, { min: 1 }),
-    fetch: resolveFetch('fetch', o.fetch),
+    fetch: resolveFetch(o),
     now: option.fn('now', o.now, Date.now),
   };
 }

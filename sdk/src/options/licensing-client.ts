@@ -4,7 +4,7 @@ import type { LicensingEventHooks } from '../client-hooks.js';
 import { option } from '../internal/validate-option.js';
 import type { IdTokenStore, LeaseStore, LicensingLogger, TrustedRoot } from '../types.js';
 import { DEFAULTS, MAX_GRACE_MS } from './defaults.js';
-import { resolveFetch } from './fetch-option.js';
+import { resolveFetch, type TlsOptions } from './fetch-option.js';
 import { resolveIdTokenStore } from './id-token-source.js';
 import { resolveServiceUrl } from './service-url.js';
 
@@ -146,8 +146,28 @@ export interface LicensingClientOptions {
    * `@standby-licensing/sdk/node`, or `createWebStorageLeaseStore()` in browsers.
    */
   leaseStore?: LeaseStore;
-  /** fetch implementation. Default: the global `fetch`, looked up at call time. */
+  /**
+   * fetch implementation, used as given (no `proxy` or `tls` applies to it); in Electron's main
+   * process `net.fetch` follows the system's proxy settings and certificate store. Default: the
+   * global `fetch`, looked up at call time, which on Node honours `proxy` and `tls`.
+   */
   fetch?: typeof fetch;
+  /**
+   * The HTTP proxy to reach both services through, on Node (Electron's main process included)
+   * with the default `fetch`. Default: the environment, read as curl reads it (`HTTPS_PROXY` for
+   * https URLs, `HTTP_PROXY` for http ones, either case, minus the hosts `NO_PROXY` lists).
+   * `false`: no proxy, whatever the environment says. A URL (`http://user:password@host:port`,
+   * credentials percent-encoded, sent as Basic authentication): that proxy for every request,
+   * `NO_PROXY` ignored. https targets go through a CONNECT tunnel, http ones are forwarded.
+   * Browsers ignore it (the browser owns proxies).
+   */
+  proxy?: string | false;
+  /**
+   * Extra trust anchors for HTTPS to both services on Node with the default `fetch`, added to
+   * Node's own roots and `NODE_EXTRA_CA_CERTS` (e.g. the CA of a network that inspects TLS).
+   * Default: Node's own only. Browsers ignore it (the browser owns certificates).
+   */
+  tls?: TlsOptions;
   /** Clock in ms since the epoch. Default `Date.now`. */
   now?: () => number;
   /** Random source in [0, 1) for jitter. Default `Math.random`. */
@@ -214,6 +234,8 @@ const TOP_KEYS = [
   'names',
   'leaseStore',
   'fetch',
+  'proxy',
+  'tls',
   'now',
   'random',
   'on',
@@ -471,7 +493,7 @@ export function resolveLicensingClientOptions(
     version: option.string('version', o.version),
     names: resolveNames(o.names),
     leaseStore: resolveLeaseStore(o.leaseStore),
-    fetch: resolveFetch('fetch', o.fetch),
+    fetch: resolveFetch(o),
     now: option.fn('now', o.now, Date.now),
     random: option.fn('random', o.random, Math.random),
     on: resolveHooks(o.on),

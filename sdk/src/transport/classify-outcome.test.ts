@@ -1,6 +1,7 @@
 import { fakeToken } from '@test/helpers/fake-licensing.js';
 import { TimeoutError } from 'ky';
 import { describe, expect, it } from 'vitest';
+import { ProxyRouteError } from '../internal/proxy-route-error.js';
 import type { FailureReason } from '../types.js';
 import {
   classifyOutcome,
@@ -207,5 +208,161 @@ describe('classifyOutcome', () => {
       { service: 'main', expect: expectTokens(1), now: NOW },
     );
     expect(date).toMatchObject({ retryAfterMs: 12_000 });
+  });
+});
+
+describe('classifyOutcome: the network in the way', () => {
+  const PROXY = 'http://proxy.example:3128';
+
+  function coded(code: string, message = code): Error {
+    return Object.assign(new Error(message), { code });
+  }
+  /** undici's fetch error around `cause`, as the SDK's default fetch throws it. */
+  function failure(cause: Error, proxy?: { status?: number; unusable?: boolean }): HttpOutcome {
+    const fetchError = new TypeError('fetch failed', { cause });
+    const error = proxy ? new ProxyRouteError(PROXY, { cause: fetchError, ...proxy }) : fetchError;
+    return { kind: 'error', url: URL_, error, timedOut: false };
+  }
+  const classify = (outcome: HttpOutcome) =>
+    classifyOutcome(outcome, { service: 'main', expect: expectTokens(1), now: NOW });
+
+  it.each<[string, HttpOutcome, FailureReason, string | undefined, RegExp]>([
+    [
+      'an unreachable proxy',
+      failure(coded('ECONNREFUSED'), {}),
+      'proxy',
+      'proxy',
+      /through the proxy http:\/\/proxy\.example:3128: the proxy is unreachable \(ECONNREFUSED\)\. Check the proxy settings \(HTTPS_PROXY/,
+    ],
+    [
+      'a proxy host that does not resolve',
+      failure(coded('ENOTFOUND'), {}),
+      'proxy',
+      'proxy',
+      /proxy is unreachable \(ENOTFOUND\)/,
+    ],
+    [
+      'a proxy asking for credentials on CONNECT (407)',
+      failure(new Error('Proxy response (407) !== 200 when HTTP Tunneling'), { status: 407 }),
+      'proxy',
+      'proxy',
+      /requires authentication \(HTTP 407\)\. Put the proxy's user name and password/,
+    ],
+    [
+      'a proxy refusing the destination (403)',
+      failure(new Error('Proxy response (403) !== 200 when HTTP Tunneling'), { status: 403 }),
+      'proxy',
+      'proxy',
+      /refused to forward .* \(HTTP 403\)\. Ask the network administrator/,
+    ],
+    [
+      'an unusable proxy setting',
+      {
+        kind: 'error',
+        url: URL_,
+        error: new ProxyRouteError('socks5://proxy.example:1080', {
+          cause: new TypeError('socks5: proxies are not supported (use an http:// proxy)'),
+          unusable: true,
+        }),
+        timedOut: false,
+      },
+      'proxy',
+      'proxy',
+      /cannot be used .*socks5.*Fix the proxy settings/,
+    ],
+    [
+      'a proxy that cannot reach the service (502): an outage of the service',
+      failure(new Error('Proxy response (502) !== 200 when HTTP Tunneling'), { status: 502 }),
+      'network',
+      undefined,
+      /could not connect to the main licensing service .*\(HTTP 502\)\. Check that the service is up/,
+    ],
+    [
+      'a reset inside the tunnel',
+      failure(coded('ECONNRESET'), {}),
+      'connection-reset',
+      undefined,
+      /connection reset\. Retry later/,
+    ],
+    [
+      'a certificate from an unknown CA',
+      failure(coded('UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'unable to verify the first certificate')),
+      'tls',
+      'tls',
+      /is not trusted \(UNABLE_TO_VERIFY_LEAF_SIGNATURE.*`tls\.ca` option or NODE_EXTRA_CA_CERTS/,
+    ],
+    [
+      'a TLS-inspecting proxy whose CA is not trusted',
+      failure(
+        coded('SELF_SIGNED_CERT_IN_CHAIN', 'self-signed certificate in certificate chain'),
+        {},
+      ),
+      'tls',
+      'tls',
+      /not trusted \(SELF_SIGNED_CERT_IN_CHAIN/,
+    ],
+    [
+      'a certificate for another host',
+      failure(
+        coded('ERR_TLS_CERT_ALTNAME_INVALID', "Hostname/IP does not match certificate's altnames"),
+      ),
+      'tls',
+      'tls',
+      /is for another host name .*Check the host name in the URL/,
+    ],
+    [
+      'an expired certificate',
+      failure(coded('CERT_HAS_EXPIRED', 'certificate has expired')),
+      'tls',
+      'tls',
+      /outside its validity .*Check this computer's date and time/,
+    ],
+    [
+      'a handshake with something that does not speak TLS',
+      failure(coded('ERR_SSL_WRONG_VERSION_NUMBER', 'wrong version number')),
+      'tls',
+      'tls',
+      /TLS handshake .* failed .*Check that the URL is https:\/\/ to a port that serves HTTPS/,
+    ],
+    [
+      'a 407 answer (a proxy the app’s own fetch went through)',
+      response(407, '<html>Proxy Authentication Required</html>'),
+      'proxy',
+      'proxy',
+      /A proxy on the way .* requires authentication \(HTTP 407/,
+    ],
+  ])('%s', (_name, outcome, reason, errorReason, message) => {
+    const verdict = classify(outcome);
+    expect(verdict).toMatchObject({ ok: false, outage: true, reason });
+    if (verdict.ok) return;
+    expect(verdict.error.code).toBe('SERVICE_UNAVAILABLE');
+    expect(verdict.error.reason).toBe(errorReason);
+    expect(verdict.error.message).toMatch(message);
+    expect(verdict.error.message).not.toContain('secret');
+  });
+
+  it('ends every failure message with what to do', () => {
+    const outcomes: HttpOutcome[] = [
+      socketError('ECONNREFUSED'),
+      socketError('ENOTFOUND'),
+      socketError('ECONNRESET'),
+      { kind: 'error', url: URL_, error: new TypeError('Failed to fetch'), timedOut: false },
+      { kind: 'error', url: URL_, error: new Error('aborted'), timedOut: true },
+      failure(coded('ECONNREFUSED'), {}),
+      failure(coded('CERT_HAS_EXPIRED')),
+      ...[200, 400, 401, 403, 404, 407, 408, 409, 429, 500, 503].map((status) =>
+        response(status, status === 200 ? HTML : ''),
+      ),
+    ];
+    for (const service of ['main', 'standby', 'events'] as const) {
+      for (const outcome of outcomes) {
+        const verdict = classifyOutcome(outcome, { service, expect: expectTokens(1), now: NOW });
+        if (verdict.ok) throw new Error('expected a failure');
+        // "<what happened>. <what to do>." — at least two sentences, the last an instruction.
+        expect(verdict.error.message).toMatch(
+          /\.\s+(Check|Retry|Put|Ask|Fix|The service|If the network)[\s\S]*\.$/,
+        );
+      }
+    }
   });
 });

@@ -1,5 +1,6 @@
 import { ApiResponseError, LicensingError, type LicensingErrorCode } from '../errors.js';
 import { splitTokens } from '../internal/authz-wire.js';
+import type { ProxyRouteError } from '../internal/proxy-route-error.js';
 import type { FailureReason, ServiceName } from '../types.js';
 import { parseApiErrorBody } from './api-error-body.js';
 import type { HttpOutcome } from './http-attempt.js';
@@ -96,6 +97,13 @@ const LABELS: Record<ServiceName, string> = {
   events: 'the event service',
 };
 
+/** Where each service's URL comes from, for the messages that say to check it. */
+const URL_OPTIONS: Record<ServiceName, string> = {
+  main: '`mainUrl`',
+  standby: '`standbyUrl`',
+  events: '`eventUrl`',
+};
+
 const NETWORK_CODES: Record<string, FailureReason> = {
   ENOTFOUND: 'dns',
   EAI_AGAIN: 'dns',
@@ -109,23 +117,156 @@ const NETWORK_CODES: Record<string, FailureReason> = {
   UND_ERR_BODY_TIMEOUT: 'timeout',
 };
 
-const NETWORK_TEXT: Partial<Record<FailureReason, string>> = {
-  dns: 'DNS lookup failed',
-  'connection-refused': 'connection refused',
-  'connection-reset': 'connection reset',
-  timeout: 'no answer in time',
-  network: 'network error',
+/** What happened, and what to do about it, per network reason. */
+const NETWORK_TEXT: Partial<Record<FailureReason, [string, string]>> = {
+  dns: ['DNS lookup failed', 'Check the host name in the URL and the network connection'],
+  'connection-refused': [
+    'connection refused',
+    'Check that the service runs at that address, then retry',
+  ],
+  'connection-reset': ['connection reset', 'Retry later; if it persists, check the network'],
+  timeout: ['no answer in time', 'Retry later; if it persists, check the network'],
+  network: ['network error', 'Check the network connection, then retry'],
 };
 
-function networkReason(error: unknown): FailureReason {
-  // fetch wraps the socket error: TypeError('fetch failed', { cause: { code } }).
-  let current: unknown = error;
-  for (let depth = 0; depth < 4 && current instanceof Object; depth++) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string' && code in NETWORK_CODES) return NETWORK_CODES[code]!;
+/** Socket errors met while reaching a proxy: the proxy is not there, or not reachable. */
+const PROXY_UNREACHABLE = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ETIMEDOUT',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+
+const PROXY_SETTINGS =
+  'the proxy settings (HTTPS_PROXY, HTTP_PROXY, NO_PROXY, or the `proxy` option)';
+const PROXY_CREDENTIALS =
+  "Put the proxy's user name and password in its URL (http://user:password@host:port) in HTTPS_PROXY, HTTP_PROXY or the `proxy` option";
+
+/** How a failed exchange went wrong on the network, with its message parts. */
+interface NetworkFailure {
+  reason: FailureReason;
+  /** The whole message, when the failure has its own (proxy, TLS). */
+  message?: string;
+}
+
+/** The errors of `error`'s `cause` chain, outermost first. */
+function causeChain(error: unknown): unknown[] {
+  const chain: unknown[] = [];
+  // fetch wraps the socket error: TypeError('fetch failed', { cause: { code } }); the SDK's
+  // default fetch may wrap that again in a ProxyRouteError.
+  for (let current = error; chain.length < 6 && current instanceof Object; ) {
+    chain.push(current);
     current = (current as { cause?: unknown }).cause;
   }
-  return 'network';
+  return chain;
+}
+
+function codeOf(error: unknown): string | undefined {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+/**
+ * The TLS failure in `chain`, when the certificate check or the handshake failed: OpenSSL's
+ * verification codes as Node reports them (`UNABLE_TO_VERIFY_LEAF_SIGNATURE`,
+ * `SELF_SIGNED_CERT_IN_CHAIN`, `CERT_HAS_EXPIRED`...), Node's host name check
+ * (`ERR_TLS_CERT_ALTNAME_INVALID`), and handshake errors (`ERR_SSL_*`, `EPROTO`).
+ */
+function tlsFailure(chain: unknown[], where: string): string | undefined {
+  for (const error of chain) {
+    const code = codeOf(error);
+    if (code === undefined) continue;
+    const detail = `${code}: ${(error as Error).message}`;
+    if (/ALTNAME|HOSTNAME_MISMATCH/.test(code)) {
+      return `The certificate of ${where} is for another host name (${detail}). Check the host name in the URL, or have the certificate issued for it`;
+    }
+    if (/EXPIRED|NOT_YET_VALID|NOT_BEFORE|NOT_AFTER/.test(code)) {
+      return `The certificate of ${where} is outside its validity (${detail}). Check this computer's date and time, then the certificate`;
+    }
+    if (
+      /^(UNABLE_TO_|SELF_SIGNED|DEPTH_ZERO|CERT_|INVALID_CA|PATH_LENGTH|INVALID_PURPOSE)/.test(code)
+    ) {
+      return `The certificate of ${where} is not trusted (${detail}). If the network inspects TLS, add its CA certificate with the \`tls.ca\` option or NODE_EXTRA_CA_CERTS; otherwise check the service's certificate chain`;
+    }
+    if (/^ERR_(SSL|OSSL|TLS)_|^EPROTO$/.test(code)) {
+      return `The TLS handshake with ${where} failed (${detail}). Check that the URL is https:// to a port that serves HTTPS, and the \`tls.ca\` certificates`;
+    }
+  }
+  return undefined;
+}
+
+/** What went wrong on the way to `where` (the service and its URL). */
+function networkFailure(error: unknown, where: string): NetworkFailure {
+  const chain = causeChain(error);
+  // By name: the CommonJS build loads the Node fetch that throws it as an ES module, another copy.
+  const proxied = chain.find((e): e is ProxyRouteError => (e as Error).name === 'ProxyRouteError');
+  // Through a proxy too, a certificate that fails the check is the service's (the tunnel
+  // carries TLS end to end) or, for an https proxy, the proxy's own.
+  const tls = tlsFailure(
+    chain,
+    proxied && codeOf(chain.at(-1)) === 'UND_ERR_PRX_TLS' ? `the proxy ${proxied.proxy}` : where,
+  );
+  if (tls) return { reason: 'tls', message: tls };
+  let reason: FailureReason = 'network';
+  for (const e of chain) {
+    const code = codeOf(e);
+    if (code !== undefined && code in NETWORK_CODES) {
+      reason = NETWORK_CODES[code]!;
+      break;
+    }
+  }
+  if (!proxied) return { reason };
+  const { proxy, status } = proxied;
+  if (proxied.unusable) {
+    const why = proxied.cause instanceof Error ? proxied.cause.message : 'unusable';
+    return {
+      reason: 'proxy',
+      message: `The proxy setting ${proxy} cannot be used to reach ${where}: ${why}. Fix ${PROXY_SETTINGS}`,
+    };
+  }
+  // 407 asks for credentials; some proxies (tinyproxy 1.11) answer wrong ones with a 401.
+  if (status === 407 || status === 401) {
+    return {
+      reason: 'proxy',
+      message: `The proxy ${proxy} refused to forward the request to ${where}: it requires authentication (HTTP ${status}). ${PROXY_CREDENTIALS}`,
+    };
+  }
+  if (status !== undefined && status < 500) {
+    return {
+      reason: 'proxy',
+      message: `The proxy ${proxy} refused to forward the request to ${where} (HTTP ${status}). Ask the network administrator to allow that host and port through the proxy, or list the host in NO_PROXY if it is reached directly`,
+    };
+  }
+  if (status !== undefined) {
+    // The proxy answered but could not reach the service: the service's outage, not the proxy's.
+    return {
+      reason: 'network',
+      message: `The proxy ${proxy} could not connect to ${where} (HTTP ${status}). Check that the service is up and reachable from the proxy; retry later`,
+    };
+  }
+  const socket = chain
+    .slice(chain.indexOf(proxied))
+    .map(codeOf)
+    .find((code) => code !== undefined);
+  if (socket !== undefined && PROXY_UNREACHABLE.has(socket)) {
+    return {
+      reason: 'proxy',
+      message: `Could not reach ${where} through the proxy ${proxy}: the proxy is unreachable (${socket}). Check ${PROXY_SETTINGS} and that the proxy runs`,
+    };
+  }
+  return { reason };
+}
+
+/** The innermost message of `error`'s cause chain, for an error no code explains. */
+function innermostMessage(error: unknown): string | undefined {
+  const last = causeChain(error).at(-1);
+  const message = last instanceof Error ? last.message : undefined;
+  return message && message !== 'fetch failed' && message !== 'Failed to fetch'
+    ? message
+    : undefined;
 }
 
 /** The success verdict when `body` is what `expect` says, else why not. */
@@ -152,6 +293,22 @@ function describe(expect: ExpectedBody): string {
   return expect.kind === 'json' ? expect.what : 'a body';
 }
 
+/** What to do about a refusal (a 4xx that is no outage). */
+function refusalAdvice(reason: FailureReason, service: ServiceName): string {
+  const credentials =
+    service === 'events' ? "the event client's `auth` and `signer`" : "the client's `auth`";
+  switch (reason) {
+    case 'unauthorized':
+      return `Check ${credentials}: the service did not accept them`;
+    case 'forbidden':
+      return `The service does not allow this caller; check ${credentials} and its rights`;
+    case 'not-found':
+      return `Check ${URL_OPTIONS[service]}, and that what the request names exists`;
+    default:
+      return "Check the call's arguments, and that this SDK version matches the service's";
+  }
+}
+
 const REFUSALS: Record<number, [FailureReason, LicensingErrorCode]> = {
   400: ['bad-request', 'REQUEST_REJECTED'],
   401: ['unauthorized', 'UNAUTHORIZED'],
@@ -164,33 +321,49 @@ const REFUSALS: Record<number, [FailureReason, LicensingErrorCode]> = {
  * `generateV1Error`).
  *
  * Outages (retry, fail over, or for the event service: retry later), all `SERVICE_UNAVAILABLE`:
- * network errors (refused, reset, DNS), timeouts, 5xx, 408, 429 (with its `Retry-After`), and a
- * 2xx whose body is not what the endpoint serves (an HTML page instead of a JWT). Refusals:
+ * network errors (refused, reset, DNS), timeouts, 5xx, 408, 429 (with its `Retry-After`), a
+ * 2xx whose body is not what the endpoint serves (an HTML page instead of a JWT), and the
+ * network in the way: a proxy unreachable or refusing (407 included; reason `proxy`), a TLS
+ * certificate not trusted, expired or for another host, a failed handshake (reason `tls`).
+ * Those two carry their reason on the error too, so the final error can say so. Refusals:
  * 400 `REQUEST_REJECTED`, 401 `UNAUTHORIZED`, 403 `FORBIDDEN` (any 403 from the standby:
  * `STANDBY_DORMANT`, its only 403 per the spec), 404 `NOT_FOUND`, other 4xx `REQUEST_REJECTED`.
- * HTTP errors are {@link ApiResponseError}s carrying the ApiError body's fields.
+ * HTTP errors are {@link ApiResponseError}s carrying the ApiError body's fields. Every message
+ * ends with what to do.
  */
 export function classifyOutcome(outcome: HttpOutcome, context: ClassifyContext): Verdict {
   const { service } = context;
   const label = LABELS[service];
   if (outcome.kind === 'error') {
-    const reason = outcome.timedOut ? 'timeout' : networkReason(outcome.error);
-    const what =
-      reason === 'timeout' && context.timeoutMs !== undefined
-        ? `no answer within ${context.timeoutMs} ms`
-        : NETWORK_TEXT[reason];
+    const where = `${label} (${outcome.url})`;
+    const failure: NetworkFailure = outcome.timedOut
+      ? { reason: 'timeout' }
+      : networkFailure(outcome.error, where);
+    const { reason } = failure;
+    let message = failure.message;
+    if (message === undefined) {
+      const [text, todo] = NETWORK_TEXT[reason] ?? NETWORK_TEXT.network!;
+      const what =
+        reason === 'timeout' && context.timeoutMs !== undefined
+          ? `no answer within ${context.timeoutMs} ms`
+          : reason === 'network'
+            ? `${text}${innermostMessage(outcome.error) ? ` (${innermostMessage(outcome.error)})` : ''}`
+            : text;
+      message = `Could not reach ${where}: ${what}. ${todo}`;
+    }
     return {
       ok: false,
       outage: true,
       reason,
-      error: new LicensingError(
-        'SERVICE_UNAVAILABLE',
-        `Could not reach ${label} (${outcome.url}): ${what}`,
-        { cause: outcome.error },
-      ),
+      error: new LicensingError('SERVICE_UNAVAILABLE', `${message}.`, {
+        cause: outcome.error,
+        // The reasons an app tells its user about: the network, not the service, is in the way.
+        ...(reason === 'proxy' || reason === 'tls' ? { reason } : {}),
+      }),
     };
   }
   const { status, url, body } = outcome;
+  const The = `T${label.slice(1)}`;
   if (status >= 200 && status < 300) {
     const matched = matchBody(body, context.expect);
     if ('ok' in matched) return matched;
@@ -200,7 +373,7 @@ export function classifyOutcome(outcome: HttpOutcome, context: ClassifyContext):
       reason: 'malformed-body',
       error: new ApiResponseError(
         'SERVICE_UNAVAILABLE',
-        `${label} answered HTTP ${status} with a body that is not ${describe(context.expect)} (${url})`,
+        `${The} answered HTTP ${status} with a body that is not ${describe(context.expect)} (${url}). Check ${URL_OPTIONS[service]}: a proxy or a captive portal may have answered in the service's place.`,
         { status, url, service, cause: matched.mismatch },
       ),
     };
@@ -211,17 +384,35 @@ export function classifyOutcome(outcome: HttpOutcome, context: ClassifyContext):
     apiError.error === undefined
       ? ''
       : ` ${apiError.error}${apiError.errorDescription ? `: ${apiError.errorDescription}` : ''}`;
-  const message = `${label} answered HTTP ${status}${detail} (${url})`;
+  const answered = `${The} answered HTTP ${status}${detail} (${url})`;
+  if (status === 407) {
+    // Only a proxy asks for proxy authentication: the network is in the way, not the service.
+    return {
+      ok: false,
+      outage: true,
+      reason: 'proxy',
+      error: new ApiResponseError(
+        'SERVICE_UNAVAILABLE',
+        `A proxy on the way to ${label} requires authentication (HTTP 407, ${url}). ${PROXY_CREDENTIALS}.`,
+        { ...init, reason: 'proxy' },
+      ),
+    };
+  }
   if (status >= 500 || status === 408 || status === 429) {
     const retryAfterMs = parseRetryAfter(outcome.headers.get('retry-after'), context.now);
     const reason: FailureReason =
       status === 429 ? 'rate-limited' : status === 408 ? 'request-timeout' : 'server-error';
+    const todo = status === 429 ? 'The service is busy' : 'The service is failing';
     return {
       ok: false,
       outage: true,
       reason,
       ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
-      error: new ApiResponseError('SERVICE_UNAVAILABLE', message, init),
+      error: new ApiResponseError(
+        'SERVICE_UNAVAILABLE',
+        `${answered}. ${todo}; retry later.`,
+        init,
+      ),
     };
   }
   // The standby's only 403 is the dormant answer (spec "Errors"), whatever its body says.
@@ -230,9 +421,18 @@ export function classifyOutcome(outcome: HttpOutcome, context: ClassifyContext):
       ok: false,
       outage: false,
       reason: 'standby-dormant',
-      error: new ApiResponseError('STANDBY_DORMANT', `${label} is dormant (${url})`, init),
+      error: new ApiResponseError(
+        'STANDBY_DORMANT',
+        `${The} is dormant (${url}): it serves only while the vendor has enabled it for an outage of main. Retry once main is back or the standby is enabled.`,
+        init,
+      ),
     };
   }
   const [reason, code] = REFUSALS[status] ?? ['client-error', 'REQUEST_REJECTED'];
-  return { ok: false, outage: false, reason, error: new ApiResponseError(code, message, init) };
+  return {
+    ok: false,
+    outage: false,
+    reason,
+    error: new ApiResponseError(code, `${answered}. ${refusalAdvice(reason, service)}.`, init),
+  };
 }

@@ -203,7 +203,9 @@ export function createLicensingTransport(deps: LicensingTransportDeps): Licensin
           ...verdict,
           error: new ApiResponseError(
             refused.code,
-            `${refused.message}; a fresh ID token could not be had: ${messageOf(refreshFailure)}`,
+            `The main licensing service refused the ID token (HTTP ${refused.status}${
+              refused.error === undefined ? '' : ` ${refused.error}`
+            }, ${refused.url}) and a fresh one could not be had: ${messageOf(refreshFailure)}. Check the app's ID-token provider (\`auth.idToken\`).`,
             {
               status: refused.status,
               url: refused.url,
