@@ -1,4 +1,5 @@
 import type { KeyObject } from 'node:crypto';
+import { loadJose } from './load-jose.js';
 import type { TrustedKey } from './public-keys.js';
 
 /** Why a compact JWS was refused. */
@@ -119,7 +120,7 @@ export async function verifyCompactJws<R = unknown>(
       (typeof kid !== 'string' || k.kid === undefined || k.kid === kid),
   );
   // Loaded with the first token to verify, not at start (about 20 ms of a cold start).
-  const { compactVerify, errors } = await import('jose');
+  const { compactVerify, errors } = await loadJose();
   const verify =
     options.verify ??
     ((text: string, key: KeyObject) =>

@@ -1,3 +1,4 @@
+import { loadJose } from '../crypto/load-jose.js';
 import type { TrustedKey } from '../crypto/public-keys.js';
 import { JwsError, verifyCompactJws } from '../crypto/verify-compact-jws.js';
 import { ApiError } from '../errors.js';
@@ -36,7 +37,7 @@ export async function authorizeRead(
   if (!match) throw invalidToken('Expected Authorization: Bearer <JWT>');
   let claims: Record<string, unknown>;
   // Loaded with the first read to authorize, not at start (about 20 ms of a cold start).
-  const { jwtVerify } = await import('jose');
+  const { jwtVerify } = await loadJose();
   try {
     const verified = await verifyCompactJws(match[1]!, keys, {
       algorithms: EVENT_JWS_ALGS,
