@@ -36,7 +36,7 @@ declare module 'fastify' {
   }
 }
 
-/** Base paths of the four services (DECISIONS.md "Mock server command line"). */
+/** Base paths of the four services: each service's routes sit under its base. */
 export const SERVICE_PREFIXES = {
   main: '/main',
   standby: '/standby',
@@ -79,7 +79,7 @@ export async function buildAppDeferringKeys(
   const cors = createCorsPolicy({
     origins: config.corsOrigins,
     wireNames: config.wireNames,
-    // The admin API is not open to other sites (DECISIONS.md "The mock server for QA and CI").
+    // The admin API is not open to other sites (docs/mock-server.md "Admin lockdown").
     ...(config.admin
       ? { admin: { allowedHosts: config.allowedHosts, publicUrl: () => config.publicUrl } }
       : {}),

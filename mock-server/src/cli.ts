@@ -25,7 +25,8 @@ const USAGE = `Usage: standby-mock-server [options]
   --items <a,b,...>           mock main catalogue (default: every item)
   --propagation-delay-ms <n>  delay before enable/disable takes effect (default 0)
   --wire-names <k=v,...>      vendor header/scheme names: apiKeyHeader, signingKeyIdHeader,
-                              idTokenScheme, serviceKeyHashScheme (default: the spec's names)
+                              idTokenScheme, serviceKeyHashScheme (default: Service-ApiKey,
+                              Service-SigningKeyId, IdToken, ServiceKeyHash)
   --cors-origin <origin>      origin allowed to read answers cross-origin (repeatable;
                               default: any origin; /admin: loopback origins and these)
   --allowed-host <name>       host name /admin answers besides loopback names and the
@@ -44,7 +45,7 @@ const USAGE = `Usage: standby-mock-server [options]
                               127.0.0.1 and ::1 (cert.pem, key.pem) into <dir>, then exit
   --help                      show this help
 
-Limits (docs/mock-server.md "Limits"):
+Limits:
   --max-items <n>             items or released lease ids per /authz/.jwt (default 100)
   --max-id-length <n>         characters of event/source/object ids, write and read (default 512)
   --max-json-depth <n>        JSON nesting of an event field or any JSON body (default 64)
@@ -55,6 +56,9 @@ Limits (docs/mock-server.md "Limits"):
   --max-clock-offset-ms <n>   largest admin clock offset either way (default ten years)
   --max-licenses <n>          licenses the mock main holds, and changes waiting in its
                               outbox (default 10000)
+
+Every option, the admin API and the limits in depth:
+https://github.com/standby-licensing/standby-licensing/blob/main/docs/mock-server.md
 `;
 
 /** Command-line flags of the limits and the `limits` option each one sets. */

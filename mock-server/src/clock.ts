@@ -18,7 +18,7 @@ export function createClock(base: () => number = Date.now): Clock {
 /**
  * An `onSend` hook that sets each answer's `Date` header from `clock` (RFC 9110 IMF-fixdate), so
  * an admin clock offset moves the time the services show as well as the times in their tokens:
- * clients read the services' time from it (DECISIONS.md "Lease trust (third wave)"). With
+ * clients read the services' time from it (docs/trust-model.md "One clock"). With
  * `onlyWhenOffset`, answers keep Node's own `Date` while the offset is 0 (the hot path).
  */
 export function dateHeaderHook(clock: Clock, options: { onlyWhenOffset?: boolean } = {}) {

@@ -114,7 +114,7 @@ function createKeyring(keys: Record<KeyName, Deferred<RsaKey>>): Keyring {
 
 /**
  * The management API key: `given` (then kept in the store, replacing a different stored one),
- * else the stored one, else a new one (kept). DECISIONS.md: the API key survives a restart.
+ * else the stored one, else a new one (kept). The API key survives a restart (docs/mock-server.md).
  */
 async function loadOrCreateApiKey(
   store: StateStore,

@@ -1,6 +1,9 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
-/** The spec's error body: `{ error, error_description?, error_uri? }`. */
+/**
+ * The services' error body: `{ error, error_description?, error_uri? }`; see
+ * https://github.com/standby-licensing/standby-licensing/blob/main/docs/protocol.md#the-apierror-body
+ */
 export interface ApiErrorBody {
   error: string;
   error_description?: string;

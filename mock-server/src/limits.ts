@@ -1,9 +1,10 @@
 import { JSON_DEPTH_CAP } from './json-depth.js';
 
 /**
- * Limits of the mock server (DECISIONS.md "Limits of the mock server"). Each one is a `buildApp`
- * option (`limits.<name>`) and a command-line option; every refusal is an ApiError. The table in
- * docs/mock-server.md lists them with their options.
+ * Limits of the mock server. Each one is a `buildApp` option (`limits.<name>`) and a
+ * command-line option; every refusal is an ApiError. The table of
+ * https://github.com/standby-licensing/standby-licensing/blob/main/docs/mock-server.md#limits
+ * lists them with their options.
  */
 export interface MockServerLimits {
   /**
@@ -55,7 +56,7 @@ export interface MockServerLimits {
 /** Ten years of 365.25 days, in milliseconds. */
 const TEN_YEARS_MS = 315_576_000_000;
 
-/** The limits DECISIONS.md sets. */
+/** The default limits (`--help` and the package README list them). */
 export const DEFAULT_LIMITS: Readonly<Omit<MockServerLimits, 'headersTimeoutMs'>> = {
   maxItemsPerRequest: 100,
   maxIdLength: 512,

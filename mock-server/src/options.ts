@@ -10,7 +10,7 @@ export interface MockServerOptions {
   apiKey?: string;
   /** Folder for keys, state and events. Default: memory only. */
   dataDir?: string;
-  /** Initial standby state on first start. Default `'dormant'`, as the spec says. */
+  /** Initial standby state on first start. Default `'dormant'`, as a standby starts. */
   state?: 'dormant' | 'active';
   /** PEM or JWKS texts of keys trusted for ID tokens. Default: the built-in issuer's key. */
   idpPublicKeys?: string[];
@@ -33,7 +33,7 @@ export interface MockServerOptions {
    * name. Any other `Host` gets 403 on `/admin` (DNS rebinding). Default: none.
    */
   allowedHosts?: string[];
-  /** Limits (DECISIONS.md "Limits of the mock server"). Default: {@link DEFAULT_LIMITS}. */
+  /** Limits of the requests it takes. Default: {@link DEFAULT_LIMITS}. */
   limits?: Partial<MockServerLimits>;
   /** OAuth client id that ID tokens' `aud` must contain. Default `'mock-client'`. */
   clientId?: string;
@@ -59,7 +59,10 @@ export interface MockServerOptions {
   mainAuditEvents?: boolean;
   /** Delay before an enable/disable takes effect, in ms (at most 300 000). Default 0. */
   propagationDelayMs?: number;
-  /** Header and scheme names, for a vendor's real names. Default: the spec's neutral names. */
+  /**
+   * Header and scheme names, for a vendor's real names. Default: the protocol's neutral names
+   * (`Service-ApiKey`, `Service-SigningKeyId`, `IdToken`, `ServiceKeyHash`).
+   */
   wireNames?: Partial<WireNames>;
   /** Base clock in ms since the epoch. Default `Date.now`. */
   now?: () => number;
@@ -73,8 +76,8 @@ export interface MockServerOptions {
   /**
    * Serve HTTPS on the same port with this certificate and its private key, PEM texts (`cert`
    * may carry the intermediates after it); URLs are then `https://`. Default: plain HTTP. For
-   * local runs, `createDevCertificates()` (or `standby-mock-server --make-dev-cert <dir>`) makes
-   * a throwaway CA and a certificate for localhost.
+   * local runs, `standby-mock-server --make-dev-cert <dir>` makes a throwaway CA and a
+   * certificate for localhost.
    */
   tls?: MockServerTls;
 }
@@ -87,7 +90,10 @@ export interface MockServerTls {
   key: string;
 }
 
-/** Header and authorization scheme names on the wire (DECISIONS.md "Names"). */
+/**
+ * Header and authorization scheme names on the wire; see
+ * https://github.com/standby-licensing/standby-licensing/blob/main/docs/protocol.md#names
+ */
 export interface WireNames {
   /** Management API key header. Default `Service-ApiKey`. */
   apiKeyHeader: string;

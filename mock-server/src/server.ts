@@ -52,9 +52,9 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   const app = await buildAppDeferringKeys(appOptions);
   await app.listen({ port, host });
   // Keys the data dir does not hold are made in the background, a moment after listening, so
-  // the first requests have the cores to themselves (DECISIONS.md, cold start within 0.5 s); a
-  // request that needs a key sooner makes it at once and waits for it. The signing threads start
-  // after the keys.
+  // the first requests have the cores to themselves (cold start within 0.5 s, docs/mock-server.md
+  // "Cold start"); a request that needs a key sooner makes it at once and waits for it. The
+  // signing threads start after the keys.
   const warm = setTimeout(() => {
     // Closed meanwhile (through `app.close()`): nothing to make any more.
     if (!app.server.listening) return;

@@ -1,8 +1,10 @@
 import type { ServiceName } from './types.js';
 
 /**
- * Every error code the SDK throws. The first six are fixed by the contract (DECISIONS.md);
- * the rest cover the event service, plain HTTP refusals and the client's own states.
+ * Every error code the SDK throws: the licensing codes (`SERVICE_UNAVAILABLE` to
+ * `INVALID_ARGUMENT`), then the event service, plain HTTP refusals and the client's own states.
+ * The package README's error table says when each occurs, what to do and what to show the user
+ * (https://github.com/standby-licensing/standby-licensing/tree/main/sdk#errors).
  */
 export type LicensingErrorCode =
   | 'SERVICE_UNAVAILABLE'
@@ -69,8 +71,9 @@ export interface ApiResponseErrorInit extends LicensingErrorOptions {
 }
 
 /**
- * A service answered with an HTTP error status. Carries the status, the URL and the spec's
- * ApiError fields (`error`, `error_description`) when the body had them.
+ * A service answered with an HTTP error status. Carries the status, the URL and the fields of the
+ * services' ApiError body (`error`, `error_description`) when the body had them; see
+ * https://github.com/standby-licensing/standby-licensing/blob/main/docs/protocol.md#the-apierror-body
  */
 export class ApiResponseError extends LicensingError {
   override name = 'ApiResponseError';

@@ -29,7 +29,7 @@ export const FAULT_STATUSES = [429, 500, 502, 503, 504] as const;
 /** A status from {@link FAULT_STATUSES}. */
 export type FaultStatus = (typeof FAULT_STATUSES)[number];
 
-/** The services a fault can target (DECISIONS.md "The mock server for QA and CI"). */
+/** The services a fault can target (docs/mock-server.md "Faults"). */
 export const FAULT_SERVICES = ['main', 'standby', 'idp', 'events'] as const;
 
 /** A service from {@link FAULT_SERVICES}. */

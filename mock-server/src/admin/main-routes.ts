@@ -16,8 +16,8 @@ import {
 const OUTBOX_LISTED = 100;
 
 /**
- * The admin routes of the mock main's provisioning (DECISIONS.md "Main service provisioning and
- * its events"): licenses per user, revocation, activation-code blocks, and main's outbox of
+ * The admin routes of the mock main's provisioning (docs/mock-server.md "Main provisioning
+ * and its events"): licenses per user, revocation, activation-code blocks, and main's outbox of
  * events. Each change is stored with its events before it is answered; the events reach the
  * event service right after (docs/decisions/0021-main-event-outbox.md). Register inside the admin
  * plugin, after `useStrictBodyValidation`.

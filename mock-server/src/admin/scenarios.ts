@@ -13,7 +13,7 @@ export interface Scenario {
 }
 
 /**
- * The scenarios of `POST /admin/scenarios/<name>` (DECISIONS.md "The mock server for QA and CI"),
+ * The scenarios of `POST /admin/scenarios/<name>` (docs/mock-server.md "Scenarios"),
  * in the order `GET /admin/scenarios` lists them.
  */
 export const SCENARIOS = {

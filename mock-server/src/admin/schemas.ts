@@ -83,7 +83,7 @@ export const setClockSchema = (maxOffsetMs: number) =>
     response: { 200: clockSchema, 400: invalidRequestResponse },
   }) as const;
 
-// --- main provisioning (DECISIONS.md "Main service provisioning and its events") ---
+// --- main provisioning (docs/mock-server.md "Main provisioning and its events") ---
 
 /** 503 of a main change while its outbox is full (`--max-licenses` changes wait). */
 const outboxFullResponse = errorResponse(

@@ -43,8 +43,8 @@ Target:
   --propagation-timeout-ms <n>      wait for enable/disable to take effect (default 10000)
 
 Reports:
-  --list                            print every check's id and spec section, then exit
-  --junit <file>                    write JUnit XML (one testsuite per spec section)
+  --list                            print every check's id and protocol section, then exit
+  --junit <file>                    write JUnit XML (one testsuite per section)
   --json <file>                     write { "checks": [{ id, section, status, message?, ms }] }
   --expected-failures <file>        check ids known to fail, one a line (# comments): their
                                     failure does not fail the run; a listed check that passes does
@@ -52,6 +52,9 @@ Reports:
 
 Exit status: 0 every check passed or failed as expected; 1 any other failure; 2 a usage error or
 a target that cannot be reached.
+
+Every check, what it needs, and CI examples:
+https://github.com/standby-licensing/standby-licensing/blob/main/docs/conformance.md
 `;
 
 /** Where the command writes its console output. */

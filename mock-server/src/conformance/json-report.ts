@@ -17,7 +17,7 @@ export interface JsonReport {
 }
 
 /**
- * The `--json` report of a run (DECISIONS.md "Conformance kit").
+ * The `--json` report of a run (docs/conformance.md "Reports and exit status").
  *
  * @example
  * await writeFile('conformance.json', `${JSON.stringify(toJsonReport(results), null, 2)}\n`);

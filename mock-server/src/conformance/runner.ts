@@ -1,7 +1,7 @@
 /**
- * The conformance runner: a list of black-box checks, each tied to one rule of the spec or
- * DECISIONS.md and known by a stable id, run in order against a deployment and reported per spec
- * section (docs/conformance.md).
+ * The conformance runner: a list of black-box checks, each tied to one rule of the protocol
+ * (docs/protocol.md) and known by a stable id, run in order against a deployment and reported
+ * per section (docs/conformance.md).
  */
 
 /** What a check may do or use beyond reading with the target's URLs. */

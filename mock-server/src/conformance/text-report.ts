@@ -8,7 +8,7 @@ const MARK: Record<CheckStatus, string> = {
 };
 
 /**
- * The console report: one block per spec section, one line per check (mark, id, rule, and the
+ * The console report: one block per section, one line per check (mark, id, rule, and the
  * message under it), then the totals line.
  *
  * @example

@@ -1,6 +1,6 @@
 import { ApiError } from '../errors.js';
 
-/** Defaults and caps of the feed query parameters (DECISIONS.md "Event data service"). */
+/** Defaults and caps of the feed query parameters (docs/protocol.md "Reading feeds"). */
 export const FEED_QUERY_LIMITS = {
   defaultMaxEventCount: 1000,
   maxEventCountCap: 10_000,

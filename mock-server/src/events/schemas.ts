@@ -140,7 +140,7 @@ export const putSchema = {
   },
 } as const;
 
-/** A feed path segment: the same length limit as on write (DECISIONS.md "Limits"). */
+/** A feed path segment: the same length limit as on write (docs/protocol.md "Limits"). */
 const feedSegment = (maxIdLength: number, description: string) =>
   ({ type: 'string', minLength: 1, maxLength: maxIdLength, description }) as const;
 

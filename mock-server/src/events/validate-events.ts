@@ -39,7 +39,8 @@ export interface ValidateEventsOptions {
 
 /**
  * Validates a written body (one event object or a non-empty array of them) by the rules of
- * DECISIONS.md and returns the events to store, each with an `eventId` (a new UUID when absent).
+ * docs/protocol.md ("Events") and returns the events to store, each with an `eventId` (a new
+ * UUID when absent).
  * Throws a 400 `invalid_request` ApiError naming the first problem; nothing is stored then.
  * (JSON nesting is limited before the body is parsed: see `measureJsonDepth`.)
  *

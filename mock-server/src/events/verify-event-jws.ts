@@ -9,7 +9,8 @@ export const EVENT_JWS_ALGS = ['RS256', 'RS384', 'RS512'] as const;
  * Checks the JWS body of `POST /events/put` and returns its payload as text. Its form always
  * (strict base64url, RS256/RS384/RS512, no `crit` or `b64`: else 400 `invalid_request`); its
  * signature through jose when writer keys are configured (none verifies: 401
- * `invalid_signature`). Without writer keys the signature is not checked (DECISIONS.md).
+ * `invalid_signature`). Without writer keys the signature is not checked (docs/protocol.md
+ * "Writing events").
  *
  * @example
  * const text = await verifyEventJws(request.body, app.config.eventWriterKeys);

@@ -3,7 +3,7 @@ import fp from 'fastify-plugin';
 import { ApiError } from '../errors.js';
 import type { WireNames } from '../options.js';
 
-/** How long a browser may cache a preflight answer, in seconds (DECISIONS.md "Browsers"). */
+/** How long a browser may cache a preflight answer, in seconds (docs/protocol.md "Browsers"). */
 export const PREFLIGHT_MAX_AGE_SECONDS = 600;
 
 /** Methods a preflight allows. */
@@ -18,7 +18,7 @@ const EXPOSED_HEADERS = 'Retry-After, WWW-Authenticate, Date';
 /** Host names that are the machine itself, as `URL.hostname` writes them. */
 const LOOPBACK_NAMES: ReadonlySet<string> = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
-/** The admin API's lockdown (DECISIONS.md "The mock server for QA and CI"). */
+/** The admin API's lockdown (docs/mock-server.md "Admin lockdown"). */
 export interface AdminLockdownOptions {
   /** Host names allowed besides the loopback names and the public URL's (`--allowed-host`). */
   allowedHosts: ReadonlySet<string>;

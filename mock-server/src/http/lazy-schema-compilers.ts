@@ -15,8 +15,8 @@ type CompilerFactory = (externalSchemas: unknown, options: unknown) => Compiler;
 /**
  * Fastify's own schema compilers (Ajv for validation, fast-json-stringify for answers) with every
  * compilation put off until the route first uses it. Compiling the routes' schemas costs about
- * 80 ms of CPU before the server could listen, a sixth of the cold-start budget (DECISIONS.md,
- * the bin answers within 0.5 s); a CI suite that starts a mock per file pays it per file, mostly
+ * 80 ms of CPU before the server could listen, a sixth of the cold-start budget (the bin answers
+ * within 0.5 s, bench row 7); a CI suite that starts a mock per file pays it per file, mostly
  * for routes it never calls. The compiled functions are the same: a route validates and
  * serializes exactly as before, once it has compiled them.
  */

@@ -15,7 +15,7 @@ export interface AuthzItem {
   leaseId?: string;
 }
 
-/** Request details echoed into every token (DECISIONS.md "Token claims"). */
+/** Request details echoed into every token (docs/protocol.md "Token claims"). */
 export interface AuthzEcho {
   hw?: string;
   hwName?: string;
@@ -37,7 +37,7 @@ export const RESERVED_PARAMETERS: ReadonlySet<string> = new Set(WIRE_RESERVED_PA
 
 /**
  * Names an item (or released lease id) may not have: they are claims of the lease token, and an
- * item claim `<item>: true` named like one would be overwritten by it (DECISIONS.md "Limits").
+ * item claim `<item>: true` named like one would be overwritten by it (docs/protocol.md "Leases").
  * `__proto__` cannot be a claim name of a JavaScript object at all.
  */
 export const CLAIM_NAMES: ReadonlySet<string> = new Set(LEASE_CLAIM_NAMES);

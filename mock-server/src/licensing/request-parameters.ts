@@ -27,7 +27,8 @@ export function rawParameters(request: FastifyRequest): [string, string | undefi
 /**
  * The absolute base URL of a service, e.g. `https://licensing.example.test/standby`: the server's
  * own public URL (`--public-url`, default the URL it listens on) plus the service's prefix. Never
- * taken from the request's `Host` header, which any client can set (DECISIONS.md "Limits").
+ * taken from the request's `Host` header, which any client can set (docs/protocol.md "Token
+ * claims").
  */
 export function serviceBaseUrl(request: FastifyRequest, prefix: string): string {
   return `${request.server.config.publicUrl}${prefix}`;

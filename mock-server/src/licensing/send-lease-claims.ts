@@ -6,7 +6,7 @@ import { rawParameters, serviceBaseUrl } from './request-parameters.js';
 
 /**
  * The end of main's `/authz/.json`: the parameters of `/authz/.jwt`, answered with the claims
- * object the token would carry, as `application/json` (DECISIONS.md "Main service (mock)"): for a
+ * object the token would carry, as `application/json` (docs/protocol.md "The main service"): for a
  * release `{ "<leaseId>": true, iss, sub, iat, exp }`, for a consume of one item that item's
  * claims. More than one item is 400 `invalid_request`: the JSON form carries one.
  */

@@ -54,7 +54,7 @@ export async function mainService(app: FastifyInstance): Promise<void> {
   const book = app.licenseBook;
   const prefix = app.prefix;
   // An item is granted from the caller's live license (its id becomes `lic`), else from the
-  // catalogue, else denied (DECISIONS.md "Main service provisioning and its events").
+  // catalogue, else denied (docs/mock-server.md "Main provisioning and its events").
   const decideFor =
     (sub: string) =>
     (item: AuthzItem): ItemDecision => {

@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
 
-/** `eventSourceId` of every event the mock main writes (DECISIONS.md). */
+/**
+ * `eventSourceId` of every event the mock main writes (docs/protocol.md "Event kinds of the main
+ * service").
+ */
 export const MAIN_EVENT_SOURCE = 'main';
 
 /** An event the main service owes the event service: complete, with its own `eventId`. */

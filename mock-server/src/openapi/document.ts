@@ -22,7 +22,8 @@ const DESCRIPTION = [
   '',
   'Feed timestamps (`eventReceived`) are int64 nanoseconds above 2^53: the JSON carries the exact',
   'digits and `eventReceived_str` the same value as a string; a JSON parser that reads numbers as',
-  'doubles rounds them (docs/conformance.md "OpenAPI").',
+  'doubles rounds them (see',
+  'https://github.com/standby-licensing/standby-licensing/blob/main/docs/conformance.md#openapi).',
 ].join('\n');
 
 /**

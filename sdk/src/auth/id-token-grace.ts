@@ -1,5 +1,5 @@
 /**
- * The standby's ID-token grace (spec "Authentication"; DECISIONS: accepted while
+ * The standby's ID-token grace (docs/protocol.md "Authentication": accepted while
  * `now <= exp + 86 400 s`): true while a token whose `exp` is `expiresAt` may still be sent to the
  * standby. Exact to the millisecond, as the mock server checks it. All times in ms.
  *

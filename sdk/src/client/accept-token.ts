@@ -34,7 +34,7 @@ function judgedAt(context: ClientContext, answer: FreshAnswer, token: LeaseToken
 }
 
 /**
- * Verifies a token a service just sent as a lease for `item` (DECISIONS.md "Lease trust"),
+ * Verifies a token a service just sent as a lease for `item` (docs/trust-model.md),
  * judged on the services' time.
  *
  * @throws TokenInvalidError for a token that is not such a lease; the transport's outage when

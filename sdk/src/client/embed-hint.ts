@@ -13,7 +13,7 @@ export function embedHint(
 ): string {
   const command =
     service === 'standby'
-      ? `npx standby-licensing embed-root --standby-url ${urls.standbyUrl} --api-key <management API key> --out <your roots module>`
+      ? `npx standby-licensing embed-root --standby-url ${urls.standbyUrl} --id-token <a user's ID token> --out <your roots module>`
       : `npx standby-licensing embed-root --jwks-url ${urls.mainUrl}/.well-known/jwks.json --out <your roots module>`;
   return `Embed the ${service} service's current root and ship it with the app: ${command}`;
 }

@@ -107,7 +107,7 @@ export interface LicensingClient extends LicensingEvents {
   ): Promise<CheckoutResult>;
   /** Renews a lease (same `leaseId`); a standby lease is checked out anew when main serves. */
   renew(lease: Lease, options?: CallOptions): Promise<Lease>;
-  /** Releases leases (best effort by spec; one request for all of them). */
+  /** Releases leases (best effort: the standby keeps no seats; one request for all of them). */
   release(leases: Lease | readonly Lease[], options?: CallOptions): Promise<void>;
   /**
    * Re-verifies a token the app kept (e.g. read from disk) and returns it as a lease: a lease

@@ -1,5 +1,5 @@
-// `client.preflight()`: finds a misconfiguration before the outage does (DECISIONS.md "App
-// integration (third wave)"). Each service is asked directly through the transport (no failover:
+// `client.preflight()`: finds a misconfiguration before the outage does (docs/app-integration.md,
+// "Preflight in CI"). Each service is asked directly through the transport (no failover:
 // both must be right), its JWK set goes through the service's key source as in any operation, and
 // the lease store is read and written through the lease state. No seat is taken.
 import type { Credentials } from '../auth/credentials.js';

@@ -15,7 +15,8 @@ export interface ReleaseOptions extends CallOptions {
 /**
  * `client.release`: releases leases in one `/authz/.jwt?release&<leaseId>...` request through the
  * failover strategy, and verifies the answer as a signed token of that service (never a lease).
- * Release has no semantic effect on the standby (spec), so this is best effort by nature.
+ * Release has no effect on the standby (docs/protocol.md "Release"), so this is best effort by
+ * nature.
  */
 export async function release(
   context: ClientContext,

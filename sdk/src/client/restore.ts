@@ -7,7 +7,7 @@ import type { ClientContext } from './client-context.js';
 import type { RestoreResult } from './licensing-client.js';
 
 /**
- * `client.restore`: the saved leases that are leases still (DECISIONS.md "Lease trust"), checked
+ * `client.restore`: the saved leases that are leases still (docs/trust-model.md), checked
  * against the saved keys and the embedded roots on the app's clock corrected by the last offset
  * learnt online, with no network call. Rejects with `LEASE_STORE_INVALID` for a store that exists
  * but cannot be trusted and with `CLOCK_ROLLBACK` for a clock set back. A saved lease leaves the

@@ -19,7 +19,10 @@ export interface EventBase {
   eventObjectId?: string;
   /** Type of a related object, when the event names one. */
   eventObjectType?: string;
-  /** The event data (the spec recommends one `data` field for it). */
+  /**
+   * The event data (the protocol recommends one `data` field for it:
+   * https://github.com/standby-licensing/standby-licensing/blob/main/docs/protocol.md#events).
+   */
   data?: unknown;
   [field: string]: unknown;
 }
@@ -33,7 +36,7 @@ interface KnownEvent<Type extends string, Fields = Record<never, never>> extends
   data?: EventData<Fields>;
 }
 
-/** Fields of audit events (the spec: audit events carry these; null fields are omitted). */
+/** Fields of audit events (audit events carry these; null fields are omitted). */
 export interface AuditEventFields {
   /** Fields the operation changed. */
   modifiedFields?: Record<string, unknown>;
@@ -97,7 +100,7 @@ export type UserMfaActivatedEvent = KnownEvent<'UserMfaActivated'>;
 /** @deprecated Since 6.0.0; sent only when turned on by configuration. */
 export type UserMfaDeactivatedEvent = KnownEvent<'UserMfaDeactivated'>;
 
-/** Every event kind the spec names, as a discriminated union on `eventType`. */
+/** Every event kind the event service's specification names, as a union on `eventType`. */
 export type KnownLicensingEvent =
   | LicenseProvisionedEvent
   | LicenseRevokedEvent
@@ -139,7 +142,7 @@ export type EventOfType<Type extends KnownEventType> = Extract<
 
 /**
  * Narrows an event to a known kind by its `eventType`. It checks only `eventType`: the payload
- * fields are typed as the spec names them, all optional.
+ * fields are typed as the event service's specification names them, all optional.
  *
  * @example
  * for await (const event of events.read('licensing', { limit: 100 })) {

@@ -48,7 +48,7 @@ export interface PutContext {
   keys: WeakMap<object, Promise<CryptoKey>>;
 }
 
-/** Largest request body the service takes (DECISIONS.md: 1 MiB). */
+/** Largest request body the service takes (docs/protocol.md "Limits": 1 MiB). */
 const MAX_BODY_BYTES = 1024 * 1024;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

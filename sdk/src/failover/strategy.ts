@@ -21,7 +21,10 @@ export interface StrategyDeps {
   transport: LicensingTransport;
 }
 
-/** Routes calls between the main and the standby service (the spec's Strategy A or B). */
+/**
+ * Routes calls between the main and the standby service (Strategy A or B; what fails over:
+ * docs/protocol.md "Status codes and errors").
+ */
 export interface FailoverStrategy {
   run<T>(operation: AttemptOperation<T>, signal?: AbortSignal): Promise<T>;
   /**

@@ -1,5 +1,6 @@
-// The `/authz/.jwt` wire format of DECISIONS.md: bare item parameters, per-item attributes after
-// `=;`, reserved `hw`/`version`, release as `release&<leaseId>`, tokens joined by `&`.
+// The `/authz/.jwt` wire format (docs/protocol.md, "Leases"): bare item parameters, per-item
+// attributes after `=;`, reserved `hw`/`version`, release as `release&<leaseId>`, tokens joined
+// by `&`.
 
 /** Request details echoed into every lease. */
 export interface AuthzEchoes {

@@ -1,5 +1,5 @@
-// The one source of truth for the names the `/authz/.jwt` wire reserves (DECISIONS.md "Standby
-// service: /authz/.jwt" and "Limits of the mock server"). The SDK refuses such item names before
+// The one source of truth for the names the `/authz/.jwt` wire reserves (docs/protocol.md,
+// "Leases" and "Token claims"). The SDK refuses such item names before
 // sending; the mock server (mock-server/src/licensing/) imports this very file and answers them
 // with 400; the abuse tests draw from it. It imports nothing, so any package can bundle it.
 

@@ -27,8 +27,8 @@ export type StoreStatus =
 
 /**
  * The client's persistent state, the one owner of what the lease store holds: the saved
- * leases, each service's trusted keys and the clock's mark and offset (DECISIONS.md "Lease
- * trust (third wave)"). Loaded on first use, written whole after each change, one write at a
+ * leases, each service's trusted keys and the clock's mark and offset (docs/trust-model.md,
+ * "The lease store"). Loaded on first use, written whole after each change, one write at a
  * time. A store that could not be read is read again before the next write and never
  * overwritten unread; an edited or malformed one is replaced by the next write.
  */

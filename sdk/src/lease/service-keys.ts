@@ -18,10 +18,10 @@ export interface ServiceKeysOptions {
 
 /**
  * The signing keys of one service that the app trusts: each JWK only once its `x5c` chain led to
- * an embedded root and `x5c[0]` carried its `n`/`e` (the spec's authenticity check). It never
- * fetches: the caller hands it what a service published (`merge`) or what the lease store kept
- * (`restore`), and a JWK set only ever adds or replaces keys by `kid`, so a bad answer can never
- * take a trusted key away.
+ * an embedded root and `x5c[0]` carried its `n`/`e` (docs/protocol.md "Verifying a lease"). It
+ * never fetches: the caller hands it what a service published (`merge`) or what the lease store
+ * kept (`restore`), and a JWK set only ever adds or replaces keys by `kid`, so a bad answer can
+ * never take a trusted key away.
  */
 export interface ServiceKeys {
   readonly service: LicensingService;

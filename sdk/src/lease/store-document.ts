@@ -1,5 +1,5 @@
 // The lease store's document: what a `LeaseStore` keeps as text, read with every check of
-// DECISIONS.md "Lease trust (third wave)" ("Damaged or edited stores") and written whole.
+// docs/trust-model.md ("The lease store") and written whole.
 import { LeaseStoreInvalidError } from '../errors.js';
 import type { JwkSet, LicensingService, SavedLease, SavedLicensingState } from '../types.js';
 import { peekClaims } from './lease-token.js';

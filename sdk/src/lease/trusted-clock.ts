@@ -1,4 +1,4 @@
-// The SDK's one clock (DECISIONS.md "Lease trust (third wave)"): the local clock, corrected by
+// The SDK's one clock (docs/trust-model.md, "One clock"): the local clock, corrected by
 // the offset to the services' clock learnt from their answers, and the rising time mark that
 // tells a clock set back while offline. Every time check of the SDK reads it.
 import { LicensingError } from '../errors.js';

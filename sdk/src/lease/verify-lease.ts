@@ -1,5 +1,5 @@
-// The one place that decides whether a token is a lease (DECISIONS.md "Lease trust (third
-// wave)"): its form, its signing key (handed down by the service's key source), the certificate
+// The one place that decides whether a token is a lease (docs/trust-model.md, "Only leases are
+// leases"): its form, its signing key (handed down by the service's key source), the certificate
 // dates, the signature, the claims a lease has, the times, the item and the device.
 import { TokenInvalidError, type TokenInvalidReason } from '../errors.js';
 import { formatTime } from '../internal/format-time.js';

@@ -6,7 +6,7 @@ import { DEFAULTS } from './defaults.js';
 import { resolveFetch, type TlsOptions } from './fetch-option.js';
 import { resolveServiceUrl } from './service-url.js';
 
-/** Largest `maxEventCount` the event service honours (DECISIONS.md). */
+/** Largest `maxEventCount` the event service honours (docs/protocol.md "Limits"). */
 export const MAX_PAGE_SIZE = 10_000;
 
 /** RSA signature algorithms the event service accepts. */

@@ -11,8 +11,9 @@ export interface IdTokenSourceOptions {
   /** Clock in ms since the epoch. Default: `Date.now`. */
   now?: () => number;
   /**
-   * How long after `exp` the standby still accepts a token, in ms, at most the spec's 24 h.
-   * Default: 86 400 000 (24 h).
+   * How long after `exp` the standby still accepts a token, in ms, at most its 24 h grace.
+   * Default: 86 400 000 (24 h). See
+   * https://github.com/standby-licensing/standby-licensing/blob/main/docs/protocol.md#authentication
    */
   graceMs?: number;
   /** A token counts as expired this many ms before its `exp`, to cover clock skew and latency. Default: 30 000. */

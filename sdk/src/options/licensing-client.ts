@@ -15,8 +15,9 @@ export interface IdTokenAuthOptions {
   /** Where the last good token is kept across restarts. Default: memory only. */
   store?: IdTokenStore;
   /**
-   * How long after `exp` the standby still accepts the token, in ms; at most the spec's 24 h.
-   * Default 86 400 000 (24 h).
+   * How long after `exp` the standby still accepts the token, in ms; at most its 24 h grace.
+   * Default 86 400 000 (24 h). See
+   * https://github.com/standby-licensing/standby-licensing/blob/main/docs/protocol.md#authentication
    */
   graceMs?: number;
   /** How long a call waits for `idToken()` before using the fallback, in ms. Default 10 000. */
@@ -113,7 +114,10 @@ export interface TrustOptions {
   unknownKidCooldownMs?: number;
 }
 
-/** Header and scheme names, for a vendor whose real names differ from the spec's neutral ones. */
+/**
+ * Header and scheme names, for a vendor whose real names differ from the protocol's neutral ones
+ * (https://github.com/standby-licensing/standby-licensing/blob/main/docs/protocol.md#names).
+ */
 export interface WireNameOptions {
   /** Header selecting the standby signing key. Default `'Service-SigningKeyId'`. */
   signingKeyIdHeader?: string;

@@ -20,8 +20,9 @@ export interface StandbyStateOptions {
 export interface StandbyDormantOptions extends StandbyStateOptions {
   /**
    * What the status checks (`GET /enabled`, `GET /disabled`) report. Default `false`, as a
-   * dormant standby does; `true` rehearses the spec's propagation delay (status already says
-   * enabled, licensing calls still refused).
+   * dormant standby does; `true` rehearses the propagation delay of an enable (status already
+   * says enabled, licensing calls still refused), see
+   * https://github.com/standby-licensing/standby-licensing/blob/main/docs/protocol.md#states
    */
   reportEnabled?: boolean;
 }

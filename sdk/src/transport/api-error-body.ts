@@ -5,7 +5,7 @@ export interface ApiErrorFields {
 }
 
 /**
- * Reads the spec's ApiError body from a response text: the string `error` and
+ * Reads the services' ApiError body (docs/protocol.md) from a response text: the string `error` and
  * `error_description` members when the text is a JSON object that has them, else nothing.
  * The SDK's only parser of error bodies.
  */

@@ -327,7 +327,8 @@ const REFUSALS: Record<number, [FailureReason, LicensingErrorCode]> = {
  * certificate not trusted, expired or for another host, a failed handshake (reason `tls`).
  * Those two carry their reason on the error too, so the final error can say so. Refusals:
  * 400 `REQUEST_REJECTED`, 401 `UNAUTHORIZED`, 403 `FORBIDDEN` (any 403 from the standby:
- * `STANDBY_DORMANT`, its only 403 per the spec), 404 `NOT_FOUND`, other 4xx `REQUEST_REJECTED`.
+ * `STANDBY_DORMANT`, its only 403 per docs/protocol.md), 404 `NOT_FOUND`, other 4xx
+ * `REQUEST_REJECTED`.
  * HTTP errors are {@link ApiResponseError}s carrying the ApiError body's fields. Every message
  * ends with what to do.
  */
@@ -415,7 +416,8 @@ export function classifyOutcome(outcome: HttpOutcome, context: ClassifyContext):
       ),
     };
   }
-  // The standby's only 403 is the dormant answer (spec "Errors"), whatever its body says.
+  // The standby's only 403 is the dormant answer (docs/protocol.md "Status codes and errors"),
+  // whatever its body says.
   if (status === 403 && service === 'standby') {
     return {
       ok: false,

@@ -12,7 +12,7 @@ export interface JwksAnswer {
 /**
  * `GET <service>/.well-known/jwks.json` with the call's credentials. Any failure, a body without
  * a `keys` array included, throws the transport's `FailedAttempt` marked as an outage of that
- * service (DECISIONS: a JWKS load failure is an outage, so failover applies).
+ * service (a JWKS load failure is an outage, so failover applies: docs/trust-model.md).
  *
  * @example
  * const { jwks } = await requestJwks(transport, 'standby', signal);
