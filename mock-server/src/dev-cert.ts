@@ -2,15 +2,13 @@
 // CI: a fresh certificate authority and a server certificate it issues for the loopback names.
 // Nothing is reused between calls, and the CA's private key is handed back only to the caller
 // that asks for it (the command line never writes it).
-import 'reflect-metadata';
-import { randomBytes, webcrypto } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
-import * as x509 from '@peculiar/x509';
+import { caExtensions, loadX509, type X509, x509Provider } from './crypto/certificates.js';
 
 // ECDSA P-256: generated in milliseconds, accepted by every TLS client the SDK runs in.
 const ALGORITHM = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' } as const;
-// @peculiar/x509 types its provider as the DOM `Crypto`; node's webcrypto is that at runtime.
-const provider = webcrypto as unknown as Crypto;
+const provider = x509Provider;
 const DAY_MS = 86_400_000;
 /** How far notBefore lies before the issue time, in ms (clocks a little behind still accept). */
 const CLOCK_SKEW_MS = 5 * 60_000;
@@ -57,14 +55,14 @@ const serial = () =>
     .toString('hex')
     .replace(/^[89a-f]/, '1');
 
-async function importCa(ca: DevCertificateAuthority) {
+async function importCa(x509: X509, ca: DevCertificateAuthority) {
   const certificate = new x509.X509Certificate(ca.certificate);
   const der = x509.PemConverter.decodeFirst(ca.privateKey);
   const privateKey = await provider.subtle.importKey('pkcs8', der, ALGORITHM, false, ['sign']);
   return { certificate, privateKey };
 }
 
-async function exportPrivateKey(key: CryptoKey): Promise<string> {
+async function exportPrivateKey(x509: X509, key: CryptoKey): Promise<string> {
   const der = await provider.subtle.exportKey('pkcs8', key);
   return x509.PemConverter.encode(der, 'PRIVATE KEY');
 }
@@ -90,9 +88,11 @@ export async function createDevCertificates(
   const notBefore = new Date(now - CLOCK_SKEW_MS);
   let ca: DevCertificateAuthority;
   let issuer: Awaited<ReturnType<typeof importCa>>;
+  // Loaded here, not with the command line: a mock that serves needs none of it.
+  const x509 = await loadX509();
   if (options.ca) {
     ca = options.ca;
-    issuer = await importCa(ca);
+    issuer = await importCa(x509, ca);
   } else {
     const keys = (await provider.subtle.generateKey(ALGORITHM, true, [
       'sign',
@@ -107,20 +107,13 @@ export async function createDevCertificates(
         notAfter: new Date(now + 10 * 365 * DAY_MS),
         keys,
         signingAlgorithm: ALGORITHM,
-        extensions: [
-          new x509.BasicConstraintsExtension(true, 0, true),
-          new x509.KeyUsagesExtension(
-            x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign,
-            true,
-          ),
-          await x509.SubjectKeyIdentifierExtension.create(keys.publicKey, false, provider),
-        ],
+        extensions: await caExtensions(x509, keys.publicKey),
       },
       provider,
     );
     ca = {
       certificate: certificate.toString('pem'),
-      privateKey: await exportPrivateKey(keys.privateKey),
+      privateKey: await exportPrivateKey(x509, keys.privateKey),
     };
     issuer = { certificate, privateKey: keys.privateKey };
   }
@@ -155,5 +148,5 @@ export async function createDevCertificates(
     },
     provider,
   );
-  return { ca, cert: leaf.toString('pem'), key: await exportPrivateKey(leafKeys.privateKey) };
+  return { ca, cert: leaf.toString('pem'), key: await exportPrivateKey(x509, leafKeys.privateKey) };
 }

@@ -1,7 +1,8 @@
 import { type KeyObject, webcrypto } from 'node:crypto';
 import { generateRsaKey, type RsaKey } from './rsa-key.js';
 
-type X509 = typeof import('@peculiar/x509');
+/** The @peculiar/x509 module. */
+export type X509 = typeof import('@peculiar/x509');
 
 let x509Module: Promise<X509> | undefined;
 
@@ -10,9 +11,21 @@ let x509Module: Promise<X509> | undefined;
  * about 110 ms to load, a fifth of the cold-start budget, and a server that keeps its chains in
  * the data dir never needs it.
  */
-function loadX509(): Promise<X509> {
+export function loadX509(): Promise<X509> {
   x509Module ??= import('reflect-metadata').then(() => import('@peculiar/x509'));
   return x509Module;
+}
+
+/**
+ * The extensions of a certificate authority's own certificate: CA (no intermediate below it),
+ * keyCertSign and cRLSign, its subject key identifier.
+ */
+export async function caExtensions(x509: X509, publicKey: CryptoKey) {
+  return [
+    new x509.BasicConstraintsExtension(true, 0, true),
+    new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true),
+    await x509.SubjectKeyIdentifierExtension.create(publicKey, false, x509Provider),
+  ];
 }
 
 const ALGORITHM = { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' } as const;
@@ -20,8 +33,9 @@ const VALIDITY_YEARS = 5;
 /** How far notBefore lies before the issue time, in ms. */
 const CLOCK_SKEW_MS = 5 * 60_000;
 const subtle = webcrypto.subtle;
-// @peculiar/x509 types its provider as the DOM `Crypto`; node's webcrypto is that at runtime.
-const provider = webcrypto as unknown as Crypto;
+/** @peculiar/x509 types its provider as the DOM `Crypto`; node's webcrypto is that at runtime. */
+export const x509Provider = webcrypto as unknown as Crypto;
+const provider = x509Provider;
 
 /** A signing key's certificate chain: its own root (CA) and the signing certificate it issued. */
 export interface CertificateChain {
@@ -105,14 +119,7 @@ export async function createCertificateChain(
       notAfter,
       keys: rootKeys,
       signingAlgorithm: ALGORITHM,
-      extensions: [
-        new x509.BasicConstraintsExtension(true, 0, true),
-        new x509.KeyUsagesExtension(
-          x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign,
-          true,
-        ),
-        await x509.SubjectKeyIdentifierExtension.create(rootKeys.publicKey, false, provider),
-      ],
+      extensions: await caExtensions(x509, rootKeys.publicKey),
     },
     provider,
   );
