@@ -149,12 +149,17 @@ export function createServiceKeys(options: ServiceKeysOptions): ServiceKeys {
     find: (kid) => trusted.get(kid)?.key,
     trustKept(kid) {
       const jwk = kept.get(kid);
-      if (jwk === undefined) return trusting.get(kid) ?? Promise.resolve(trusted.get(kid)?.key);
-      kept.delete(kid);
-      // No refusal is recorded: a fetch may still bring a good key for this kid.
+      if (jwk === undefined) return Promise.resolve(trusted.get(kid)?.key);
+      const inFlight = trusting.get(kid);
+      if (inFlight) return inFlight;
+      // No refusal is recorded: a fetch may still bring a good key for this kid. The JWK stays
+      // kept (and saved by `trusted()`) until its check settles.
       const pending = consider(jwk, undefined)
         .then(() => trusted.get(kid)?.key)
-        .finally(() => trusting.delete(kid));
+        .finally(() => {
+          trusting.delete(kid);
+          if (kept.get(kid) === jwk) kept.delete(kid);
+        });
       trusting.set(kid, pending);
       return pending;
     },
