@@ -36,15 +36,16 @@ let foreign: TestSigningKey;
 
 beforeAll(async () => {
   pki = await createTestPki({ now });
-  const cert = parseCertificate(new x509.X509Certificate(pki.rootPem).rawData);
-  anchors = [{ cert, der: cert.der }];
   const keys = pki.signingKey.keys;
   second = await pki.createSigningKey({ kid: 'second', keys });
   republished = await pki.createSigningKey({ kid: pki.kid, keys, name: 'Republished' });
   foreign = await createTestSigningKey(await createTestRoot({ now }), { now, kid: pki.kid, keys });
 });
 
+// Parsed for each test (not once for all), so each test's coverage includes what it runs.
 beforeEach(() => {
+  const cert = parseCertificate(new x509.X509Certificate(pki.rootPem).rawData);
+  anchors = [{ cert, der: cert.der }];
   vi.mocked(verifySigningKey).mockClear();
 });
 
@@ -56,6 +57,9 @@ function source(embedHint?: string) {
     ...(embedHint === undefined ? {} : { embedHint }),
   });
 }
+
+const byKid = (jwks: Array<Record<string, unknown>>) =>
+  [...jwks].sort((a, b) => String(a.kid).localeCompare(String(b.kid)));
 
 const checks = () => vi.mocked(verifySigningKey).mock.calls.length;
 
@@ -79,7 +83,8 @@ describe('createServiceKeys', () => {
     expect(keys.find(pki.kid)?.validity).toHaveLength(2);
     expect(keys.find('second')).toBeDefined();
     expect(await keys.trustKept('second')).toBe(keys.find('second'));
-    expect(keys.trusted()).toEqual([pki.signingKey.jwk, second.jwk]);
+    // Checks settle in any order: the order of the list is not a promise.
+    expect(byKid(keys.trusted())).toEqual(byKid([pki.signingKey.jwk, second.jwk]));
     expect(checks()).toBe(2);
     // The same set again: nothing to check, nothing changed.
     expect(await keys.merge({ keys: [second.jwk, pki.signingKey.jwk] }, T0 + 1)).toBe(false);
@@ -248,7 +253,8 @@ describe('createServiceKeys', () => {
       expect(keys.find(pki.kid)).toBe(key);
       expect(await keys.trustKept('second')).toBe(keys.find('second'));
       expect(checks()).toBe(2);
-      expect(keys.trusted()).toEqual([pki.signingKey.jwk, second.jwk]);
+      // Checks settle in any order: the order of the list is not a promise.
+      expect(byKid(keys.trusted())).toEqual(byKid([pki.signingKey.jwk, second.jwk]));
     });
 
     it('shares the check in flight with a caller that asks meanwhile', async () => {
@@ -299,9 +305,26 @@ describe('createServiceKeys', () => {
     it('lets a published key replace a kept one not checked yet', async () => {
       const keys = source();
       keys.restore([foreign.jwk]);
+      const keptCheck = keys.trustKept(pki.kid);
       await keys.merge({ keys: [pki.signingKey.jwk] }, T0);
       expect(keys.trusted()).toEqual([pki.signingKey.jwk]);
       expect(await keys.trustKept(pki.kid)).toBe(keys.find(pki.kid));
+      // The kept key's own check, refused, changes nothing.
+      await keptCheck;
+      expect(keys.find(pki.kid)).toBeDefined();
+      expect(keys.trusted()).toEqual([pki.signingKey.jwk]);
+    });
+
+    it('keeps a JWK kept anew while an earlier one of its kid was being checked', async () => {
+      const keys = source();
+      keys.restore([foreign.jwk]);
+      const first = keys.trustKept(pki.kid);
+      keys.restore([republished.jwk]);
+      // The foreign chain fails at once; the republished key's check is still running.
+      expect(await first).toBeUndefined();
+      expect(keys.trusted()).toEqual([republished.jwk]);
+      expect(await keys.trustKept(pki.kid)).toBeDefined();
+      expect(keys.trusted()).toEqual([republished.jwk]);
     });
 
     it('lists kept keys not checked yet after the trusted ones', async () => {

@@ -102,9 +102,8 @@ export function createServiceKeys(options: ServiceKeysOptions): ServiceKeys {
   const refused = new Map<string, Refusal>();
   /** The kids of the last set merged. */
   let lastPublished = new Set<string>();
-  /** JWKs the lease store kept, by kid, until checked; and the checks of them in flight. */
+  /** JWKs the lease store kept, by kid, until their check settles. */
   const kept = new Map<string, Jwk>();
-  const trusting = new Map<string, Promise<VerifiedKey | undefined>>();
   /** Checks in flight by fingerprint, shared by concurrent merges of the same JWK. */
   const checking = new Map<string, Promise<VerifiedKey>>();
 
@@ -150,18 +149,14 @@ export function createServiceKeys(options: ServiceKeysOptions): ServiceKeys {
     trustKept(kid) {
       const jwk = kept.get(kid);
       if (jwk === undefined) return Promise.resolve(trusted.get(kid)?.key);
-      const inFlight = trusting.get(kid);
-      if (inFlight) return inFlight;
       // No refusal is recorded: a fetch may still bring a good key for this kid. The JWK stays
-      // kept (and saved by `trusted()`) until its check settles.
-      const pending = consider(jwk, undefined)
+      // kept (and saved by `trusted()`) until its check settles; concurrent calls share the
+      // check (by fingerprint).
+      return consider(jwk, undefined)
         .then(() => trusted.get(kid)?.key)
         .finally(() => {
-          trusting.delete(kid);
           if (kept.get(kid) === jwk) kept.delete(kid);
         });
-      trusting.set(kid, pending);
-      return pending;
     },
     refusal(kid) {
       return (
@@ -197,9 +192,7 @@ export function createServiceKeys(options: ServiceKeysOptions): ServiceKeys {
       }
       for (const kid of [...kept.keys()]) this.trustKept(kid).catch(() => undefined);
     },
-    trusted: () => [
-      ...[...trusted.values()].map((entry) => entry.jwk),
-      ...[...kept].filter(([kid]) => !trusted.has(kid)).map(([, jwk]) => jwk),
-    ],
+    // A kid is never both kept and trusted: trusting a JWK removes the kept one of its kid.
+    trusted: () => [...[...trusted.values()].map((entry) => entry.jwk), ...kept.values()],
   };
 }
