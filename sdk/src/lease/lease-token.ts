@@ -24,7 +24,7 @@ const utf8 = new TextEncoder();
 const fromUtf8 = new TextDecoder('utf-8', { fatal: true });
 
 function malformed(message: string, cause?: unknown): TokenInvalidError {
-  return new TokenInvalidError('malformed', message, cause === undefined ? {} : { cause });
+  return new TokenInvalidError('malformed', message, { cause });
 }
 
 function isSegment(text: string): boolean {

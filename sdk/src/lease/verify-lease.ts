@@ -43,7 +43,7 @@ export const FINAL_REFUSALS: ReadonlySet<TokenInvalidReason> = new Set([
 ]);
 
 function isNumber(value: unknown): value is number {
-  return typeof value === 'number' && Number.isFinite(value);
+  return Number.isFinite(value);
 }
 
 function isId(value: unknown): value is string {
