@@ -99,6 +99,29 @@ describe('acceptFreshLease', () => {
     ).toBe('expired');
   });
 
+  it('never judges at an iat that is not a number', async () => {
+    // The fake services' certificates end at 2040-01-01; the clock reads 6 h before that.
+    const end = Date.UTC(2040, 0, 1);
+    const { context } = trustContext({ local: { now: end - 6 * HOUR } });
+    const token = signAs('main', leaseClaims(end / 1000, { iat: String(end / 1000 + 10 * 3600) }));
+    const error = await refusal(
+      acceptFreshLease(context, 'main', token, 'ItemA', { serviceTime: undefined }, undefined),
+    );
+    // Judged on the clock, while the certificates are valid: refused for its iat alone.
+    expect(error.reason).toBe('malformed');
+  });
+
+  it('reads the kid of a token given as text: a key held means no fetch', async () => {
+    const { context, request, keys } = trustContext({ local: { now: T0 } });
+    keys.main.restore(fakeServices.jwks.main.keys);
+    const token = signAs('main', leaseClaims());
+    const answer = { serviceTime: T0 };
+    await acceptFreshLease(context, 'main', token, 'ItemA', answer, undefined);
+    await acceptFreshAnswer(context, 'main', token, answer, undefined);
+    await acceptKeptLease(context, 'main', token, 'ItemA', { signal: undefined });
+    expect(request).not.toHaveBeenCalled();
+  });
+
   it('refuses a token that is no lease for the item or not for this device', async () => {
     const { context } = trustContext({ local: { now: T0 }, hardwareId: 'pc-2' });
     const answer = { serviceTime: T0 };

@@ -347,11 +347,40 @@ describe('createLeaseState', () => {
       });
       const { state } = setup({ store });
       await state.load();
+      // Remembered while the store cannot be read: kept in memory, not written.
       const fresh = leaseOf('ItemA', 'J1', S0);
-      fail = false;
       await state.remember([fresh]);
+      expect(store.save).not.toHaveBeenCalled();
+      fail = false;
+      await state.persist();
       expect(state.leases()).toEqual([saved(keptOnly), saved(fresh)]);
       expect(store.save).toHaveBeenCalledTimes(1);
+      const written = JSON.parse(store.save.mock.calls[0]![0]) as SavedLicensingState;
+      expect(written.leases).toEqual([saved(keptOnly), saved(fresh)]);
+    });
+
+    it('keeps entries whose token it cannot read until the next write, which drops them', async () => {
+      const store = createMemoryLeaseStore();
+      const unreadable = { item: 'ItemU', token: 'not a token', servedBy: 'main' };
+      // iat and exp as text: never a time, so they neither raise the mark nor keep the entry.
+      const textTimes = {
+        item: 'ItemT',
+        token: tokenWith({ ItemT: true, jti: 'J7', iat: String(S0 + 9e5), exp: String(S0 + 9e5) }),
+        servedBy: 'standby',
+      };
+      await store.save(
+        JSON.stringify(documentWith({ leases: [unreadable, textTimes], timeMark: T0 })),
+      );
+      const { state, clock } = setup({ store });
+      await state.load();
+      expect(state.leases()).toEqual([unreadable, textTimes]);
+      const a = leaseOf('ItemA', 'J1');
+      await state.remember([a], ['J9']);
+      expect(clock.mark).toBe(T0);
+      expect(state.leases()).toEqual([saved(a)]);
+      expect(await documentIn(store)).toMatchObject({ leases: [saved(a)], timeMark: T0 });
+      await state.forget(['J1']);
+      expect(state.leases()).toEqual([]);
     });
 
     it('raises the mark to the latest iat it holds and drops leases expired on it', async () => {
@@ -534,6 +563,7 @@ describe('createLeaseState', () => {
         standby: [pki.signingKey.jwk],
       });
       expect(await keys.main.trustKept(pki.kid)).toBeDefined();
+      expect(await keys.standby.trustKept(pki.kid)).toBeDefined();
       await state.persist();
       expect((await documentIn(store)).keys.main).toEqual([pki.signingKey.jwk]);
     });

@@ -189,7 +189,15 @@ describe('createServiceKeys', () => {
     }
     const { kid: _kid, ...noKid } = second.jwk;
     const set = {
-      keys: [null, 'jwk', 7, noKid, { ...second.jwk, kid: '' }, { ...second.jwk, kid: 7 }],
+      keys: [
+        null,
+        undefined,
+        'jwk',
+        7,
+        noKid,
+        { ...second.jwk, kid: '' },
+        { ...second.jwk, kid: 7 },
+      ],
     };
     expect(await keys.merge(set, T0)).toBe(false);
     expect(checks()).toBe(0);

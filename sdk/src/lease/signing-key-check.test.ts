@@ -4,7 +4,7 @@
 import { createTestPki, createTestRoot, type TestPki } from '@test/helpers/test-pki.js';
 import { x509 } from '@test/helpers/x509.js';
 import { base64url } from 'jose';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { TokenInvalidError } from '../errors.js';
 import { encodeBase64 } from '../internal/base64.js';
 import { parseCertificate } from '../internal/certificate.js';
@@ -18,6 +18,7 @@ const now = () => T0;
 let pki: TestPki;
 let anchors: TrustAnchor[];
 let otherAnchor: TrustAnchor;
+let otherRootPem: string;
 /** A certificate under the root for an EC key: x5c[0] that is no RSA key. */
 let ecLeaf: string;
 
@@ -28,9 +29,7 @@ const anchorOf = (pem: string): TrustAnchor => {
 
 beforeAll(async () => {
   pki = await createTestPki({ now });
-  anchors = [anchorOf(pki.rootPem)];
-  const otherRoot = await createTestRoot({ now, name: 'Other Root' });
-  otherAnchor = anchorOf(otherRoot.pem);
+  otherRootPem = (await createTestRoot({ now, name: 'Other Root' })).pem;
   const ecKeys = (await globalThis.crypto.subtle.generateKey(
     { name: 'ECDSA', namedCurve: 'P-256' },
     true,
@@ -45,6 +44,12 @@ beforeAll(async () => {
     notAfter: new Date(T0 + DAY),
   });
   ecLeaf = encodeBase64(cert.rawData);
+});
+
+// Parsed for each test (not once for all), so each test's coverage includes what it runs.
+beforeEach(() => {
+  anchors = [anchorOf(pki.rootPem)];
+  otherAnchor = anchorOf(otherRootPem);
 });
 
 const jwk = (extra: Record<string, unknown> = {}) => ({ ...pki.signingKey.jwk, ...extra });

@@ -4,7 +4,7 @@
 // item, jti and lic, and the device.
 import { createTestPki, type TestPki, type TestSigningKey } from '@test/helpers/test-pki.js';
 import { x509 } from '@test/helpers/x509.js';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { TokenInvalidError } from '../errors.js';
 import { parseCertificate } from '../internal/certificate.js';
 import type { LeaseClaims } from '../types.js';
@@ -47,6 +47,11 @@ beforeAll(async () => {
     notBefore: new Date(T0 + DAY),
     notAfter: new Date(T0 + 10 * DAY),
   });
+});
+
+// Built for each test (not once for all): what it runs is then each test's own coverage, so a
+// mutation run runs only the tests that reach a mutant.
+beforeEach(async () => {
   keys = await keySource();
 });
 
@@ -183,6 +188,22 @@ describe('verifySignedToken', () => {
     expect(error.reason).toBe('signature');
     expect(error.message).toBe('the token signature cannot be checked');
     expect(error.cause).toBe(cause);
+  });
+
+  it('refuses with reason chain when the date check of a key fails in any other way', async () => {
+    const trusted = keys.find(pki.kid)!;
+    // A date no certificate can carry: the check's own message cannot be written.
+    const odd: ServiceKeys = {
+      ...keys,
+      find: () => ({
+        ...trusted,
+        validity: [{ label: 'x5c[0]', subject: 'CN=odd', notBefore: 9e15, notAfter: 9e15 }],
+      }),
+    };
+    const error = await refusal(verifySignedToken(await sign(lease()), odd, RULES));
+    expect(error.reason).toBe('chain');
+    expect(error.message).toMatch(/^the signing key test-key-1: /);
+    expect(error.cause).toBeInstanceOf(RangeError);
   });
 
   it('refuses a token without a numeric iat: a lease without iat is none', async () => {
