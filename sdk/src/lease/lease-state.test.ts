@@ -362,18 +362,10 @@ describe('createLeaseState', () => {
     it('keeps entries whose token it cannot read until the next write, which drops them', async () => {
       const store = createMemoryLeaseStore();
       const unreadable = { item: 'ItemU', token: 'not a token', servedBy: 'main' };
-      // iat and exp as text: never a time, so they neither raise the mark nor keep the entry.
-      const textTimes = {
-        item: 'ItemT',
-        token: tokenWith({ ItemT: true, jti: 'J7', iat: String(S0 + 9e5), exp: String(S0 + 9e5) }),
-        servedBy: 'standby',
-      };
-      await store.save(
-        JSON.stringify(documentWith({ leases: [unreadable, textTimes], timeMark: T0 })),
-      );
+      await store.save(JSON.stringify(documentWith({ leases: [unreadable], timeMark: T0 })));
       const { state, clock } = setup({ store });
       await state.load();
-      expect(state.leases()).toEqual([unreadable, textTimes]);
+      expect(state.leases()).toEqual([unreadable]);
       const a = leaseOf('ItemA', 'J1');
       await state.remember([a], ['J9']);
       expect(clock.mark).toBe(T0);
@@ -381,6 +373,22 @@ describe('createLeaseState', () => {
       expect(await documentIn(store)).toMatchObject({ leases: [saved(a)], timeMark: T0 });
       await state.forget(['J1']);
       expect(state.leases()).toEqual([]);
+    });
+
+    it('takes an iat or exp written as text for no time: it neither raises the mark nor keeps the entry', async () => {
+      const store = createMemoryLeaseStore();
+      const later = String(S0 + 9e5);
+      const textTimes = {
+        item: 'ItemT',
+        token: tokenWith({ ItemT: true, jti: 'J7', iat: later, exp: later }),
+        servedBy: 'standby',
+      };
+      await store.save(JSON.stringify(documentWith({ leases: [textTimes], timeMark: T0 })));
+      const { state, clock } = setup({ store });
+      await state.persist();
+      expect(clock.mark).toBe(T0);
+      expect(state.leases()).toEqual([]);
+      expect(await documentIn(store)).toMatchObject({ leases: [], timeMark: T0 });
     });
 
     it('raises the mark to the latest iat it holds and drops leases expired on it', async () => {

@@ -254,6 +254,8 @@ describe('createServiceKeys', () => {
     it('trusts no kept key before it was checked again, and checks it once', async () => {
       const keys = source();
       keys.restore([pki.signingKey.jwk, second.jwk]);
+      // Both checks start at once, off the path of the first request.
+      expect(checks()).toBe(2);
       expect(keys.trusted()).toEqual([pki.signingKey.jwk, second.jwk]);
       // Checks started in the background; the first use waits for its own.
       const key = await keys.trustKept(pki.kid);
