@@ -25,7 +25,7 @@ class QuickestFirst extends BaseSequencer {
 }
 
 export default defineConfig({
-  resolve: base.resolve,
+  resolve: base.resolve ?? {},
   test: {
     include: [
       'sdk/src/lease/**/*.test.ts',
