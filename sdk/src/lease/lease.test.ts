@@ -79,14 +79,18 @@ describe('readDenial', () => {
 });
 
 describe('isLease', () => {
-  const lease = toLease('ItemA', 'tok', claims(), 'main', 0);
+  // Built in each test, not while the file is collected: a mutation run then knows which tests
+  // reach toLease.
+  const leaseOf = () => toLease('ItemA', 'tok', claims(), 'main', 0);
 
   it('accepts what checkout and renew return', () => {
+    const lease = leaseOf();
     expect(isLease(lease)).toBe(true);
     expect(isLease({ ...lease, servedBy: 'standby' })).toBe(true);
   });
 
   it('refuses anything else', () => {
+    const lease = leaseOf();
     for (const value of [
       undefined,
       null,
