@@ -1,3 +1,6 @@
+import { generateKeyPairSync, KeyObject, sign } from 'node:crypto';
+import { AsnConvert } from '@peculiar/asn1-schema';
+import { Certificate, Version } from '@peculiar/asn1-x509';
 import { x509 } from '@test/helpers/x509.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -5,6 +8,7 @@ import {
   KEY_USAGE,
   parseCertificate,
   parsePublicKeyInfo,
+  sameBytes,
   UnsupportedAlgorithmError,
   verifyCertificateSignature,
 } from './certificate.js';
@@ -236,8 +240,8 @@ describe('parseCertificate', () => {
       ...validity,
     });
     const parsed = parse(bare);
-    expect(parsed.basicConstraints).toBeUndefined();
-    expect(parsed.keyUsage).toBeUndefined();
+    expect(parsed).not.toHaveProperty('basicConstraints');
+    expect(parsed).not.toHaveProperty('keyUsage');
   });
 
   it('renders multi-valued RDNs, escapes, unknown attribute types and encodings', async () => {
@@ -293,5 +297,264 @@ describe('parsePublicKeyInfo', () => {
     });
     expect(() => parsePublicKeyInfo(new Uint8Array(ca.rawData))).toThrow();
     expect(() => parsePublicKeyInfo(new Uint8Array([1, 2, 3]))).toThrow();
+  });
+});
+
+// Edge cases on P-256 keys (quick to make): names, extensions, a version 1 certificate, OIDs the
+// module refuses, issuer keys it cannot use.
+const EC_P256 = { name: 'ECDSA', namedCurve: 'P-256' } as const;
+const EC_SHA256 = { name: 'ECDSA', hash: 'SHA-256' } as const;
+const ecKeys = (algorithm: Algorithm | EcKeyGenParams = EC_P256) =>
+  globalThis.crypto.subtle.generateKey(algorithm as EcKeyGenParams, true, [
+    'sign',
+    'verify',
+  ]) as Promise<CryptoKeyPair>;
+
+async function selfSigned(
+  name: x509.X509CertificateCreateParamsName,
+  options: {
+    keys?: CryptoKeyPair;
+    signingAlgorithm?: Algorithm;
+    extensions?: x509.Extension[];
+  } = {},
+) {
+  return x509.X509CertificateGenerator.createSelfSigned({
+    name,
+    keys: options.keys ?? (await ecKeys()),
+    signingAlgorithm: options.signingAlgorithm ?? EC_SHA256,
+    ...validity,
+    ...(options.extensions ? { extensions: options.extensions } : {}),
+  });
+}
+
+const hex = (text: string) => Uint8Array.from(Buffer.from(text.replace(/ /g, ''), 'hex'));
+
+/** `der` with every occurrence of `from` replaced by `to` (same length: the DER stays valid). */
+function replaceAll(der: Uint8Array, from: Uint8Array, to: Uint8Array): Uint8Array {
+  const out = der.slice();
+  let at = indexOf(out, from);
+  expect(at).toBeGreaterThan(-1);
+  while (at !== -1) {
+    out.set(to, at);
+    at = indexOf(out, from);
+  }
+  return out;
+}
+
+async function unsupportedError(cert: CertificateInfo, issuerKey = cert.publicKey) {
+  const error = await verifyCertificateSignature(cert, issuerKey).then(
+    () => undefined,
+    (reason: unknown) => reason,
+  );
+  expect(error).toBeInstanceOf(UnsupportedAlgorithmError);
+  return error as UnsupportedAlgorithmError;
+}
+
+const SHA256_WITH_RSA = hex('06 09 2A 86 48 86 F7 0D 01 01 0B');
+const ECDSA_WITH_SHA256 = hex('06 08 2A 86 48 CE 3D 04 03 02');
+const ONLY =
+  'only RSASSA-PKCS1-v1_5 and ECDSA (P-256, P-384, P-521) with SHA-256, SHA-384 or SHA-512 are accepted';
+
+describe('parseCertificate, edge cases', () => {
+  it('renders every attribute type it has a short name for, as @peculiar/x509 does', async () => {
+    const cert = await selfSigned(
+      'CN=Name, L=Berlin, ST=Land, O=Org, OU=Unit, C=DE, DC=example, E=a@b.example, G=Given, I=GI, SN=Sur, T=Dr',
+    );
+    const parsed = parseCertificate(cert.rawData);
+    expect(parsed.subject).toBe(
+      'CN=Name, L=Berlin, ST=Land, O=Org, OU=Unit, C=DE, DC=example, E=a@b.example, G=Given, I=GI, SN=Sur, T=Dr',
+    );
+    expect(parsed.subject).toBe(cert.subject);
+  });
+
+  it('escapes a leading # or space and control characters', async () => {
+    for (const [value, rendered] of [
+      ['#hash', 'CN=\\#hash'],
+      [' lead', 'CN=\\ lead'],
+      ['tab\there', 'CN=tab\\09here'],
+      ['two\r\nlines', 'CN=two\\0D\\0Alines'],
+    ] as const) {
+      const cert = await selfSigned(new x509.Name([{ CN: [{ utf8String: value }] }]));
+      expect(parseCertificate(cert.rawData).subject).toBe(rendered);
+    }
+  });
+
+  it('reads extensions in any order, the first of each kind counting', async () => {
+    const keys = await ecKeys();
+    const ku = (flags: x509.KeyUsageFlags) => new x509.KeyUsagesExtension(flags, true);
+    const bc = (ca: boolean, pathLength?: number) =>
+      new x509.BasicConstraintsExtension(ca, pathLength, true);
+    const ordered = parseCertificate(
+      (
+        await selfSigned('CN=Ordered', {
+          keys,
+          extensions: [
+            await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
+            ku(x509.KeyUsageFlags.keyCertSign),
+            bc(true, 2),
+          ],
+        })
+      ).rawData,
+    );
+    expect(ordered.basicConstraints).toEqual({ ca: true, pathLength: 2 });
+    expect(ordered.keyUsage).toBe(KEY_USAGE.keyCertSign);
+    const twice = parseCertificate(
+      (
+        await selfSigned('CN=Twice', {
+          keys,
+          extensions: [
+            bc(false),
+            bc(true),
+            ku(x509.KeyUsageFlags.digitalSignature),
+            ku(x509.KeyUsageFlags.keyCertSign),
+          ],
+        })
+      ).rawData,
+    );
+    expect(twice.basicConstraints).toEqual({ ca: false });
+    expect(twice.keyUsage).toBe(KEY_USAGE.digitalSignature);
+  });
+
+  it('reads a version 1 certificate, which has no version field', async () => {
+    const keys = await ecKeys();
+    const certificate = AsnConvert.parse(
+      (await selfSigned('CN=Version one', { keys })).rawData,
+      Certificate,
+    );
+    certificate.tbsCertificate.version = Version.v1;
+    const tbs = new Uint8Array(AsnConvert.serialize(certificate.tbsCertificate));
+    // A version 1 tbsCertificate starts with the serial number (an INTEGER), not [0].
+    expect(tbs[tbs[1]! & 0x80 ? 2 + (tbs[1]! & 0x7f) : 2]).toBe(0x02);
+    certificate.signatureValue = new Uint8Array(
+      sign('sha256', tbs, KeyObject.from(keys.privateKey)),
+    ).buffer;
+    const parsed = parseCertificate(AsnConvert.serialize(certificate));
+    const spki = new Uint8Array(await globalThis.crypto.subtle.exportKey('spki', keys.publicKey));
+    expect(parsed.subject).toBe('CN=Version one');
+    expect(parsed.issuer).toBe('CN=Version one');
+    expect(parsed.publicKey).toEqual(spki);
+    expect(parsed.subjectDer).toEqual(parsed.issuerDer);
+    expect(parsed.tbs).toEqual(tbs);
+    expect(await verifyCertificateSignature(parsed, parsed.publicKey)).toBe(true);
+  });
+
+  it('says what is not DER', () => {
+    expect(() => parseCertificate(new Uint8Array([0xff]))).toThrow(/^not DER: /);
+  });
+
+  it('refuses a certificate whose inner and outer signature algorithms differ', async () => {
+    const mixed = new Uint8Array((await selfSigned('CN=Mixed')).rawData);
+    // The OID appears twice: inside tbsCertificate, then outside it. Make the outer one SHA-384.
+    const inner = indexOf(mixed, ECDSA_WITH_SHA256);
+    const outer = inner + 1 + indexOf(mixed.subarray(inner + 1), ECDSA_WITH_SHA256);
+    expect(outer).toBeGreaterThan(inner);
+    mixed[outer + ECDSA_WITH_SHA256.length - 1] = 0x03;
+    expect(() => parseCertificate(mixed)).toThrow(
+      new TypeError(
+        'the signature algorithm inside the certificate (1.2.840.10045.4.3.2) differs from the outer one (1.2.840.10045.4.3.3)',
+      ),
+    );
+  });
+});
+
+describe('verifyCertificateSignature, refusals', () => {
+  let rsaDer: Uint8Array;
+  let ecCert: x509.X509Certificate;
+
+  beforeAll(async () => {
+    const rsaKeys = await generate({ name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' });
+    rsaDer = new Uint8Array(
+      (
+        await selfSigned('CN=RSA', {
+          keys: rsaKeys,
+          signingAlgorithm: { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' } as Algorithm,
+        })
+      ).rawData,
+    );
+    ecCert = await selfSigned('CN=EC');
+  });
+
+  it('names every refused RSA algorithm it knows, and only the OID of others', async () => {
+    for (const [last, name] of [
+      [0x04, ' (md5WithRSAEncryption)'],
+      [0x0a, ' (RSASSA-PSS)'],
+      [0x0e, ' (sha224WithRSAEncryption)'],
+      [0x02, ''],
+    ] as const) {
+      const to = SHA256_WITH_RSA.slice();
+      to[to.length - 1] = last;
+      const cert = parseCertificate(replaceAll(rsaDer, SHA256_WITH_RSA, to));
+      const error = await unsupportedError(cert);
+      const oid = `1.2.840.113549.1.1.${last}`;
+      expect(error.oid).toBe(oid);
+      expect(error.message).toBe(`unsupported signature algorithm ${oid}${name}: ${ONLY}`);
+    }
+  });
+
+  it('names the refused ECDSA and EdDSA algorithms', async () => {
+    const to = ECDSA_WITH_SHA256.slice();
+    to[to.length - 1] = 0x01;
+    const sha224 = parseCertificate(
+      replaceAll(new Uint8Array(ecCert.rawData), ECDSA_WITH_SHA256, to),
+    );
+    expect((await unsupportedError(sha224)).message).toMatch(
+      /^unsupported signature algorithm 1\.2\.840\.10045\.4\.3\.1 \(ecdsa-with-SHA224\): /,
+    );
+
+    const sha1 = parseCertificate(
+      (
+        await selfSigned('CN=SHA-1', {
+          signingAlgorithm: { name: 'ECDSA', hash: 'SHA-1' } as Algorithm,
+        })
+      ).rawData,
+    );
+    expect((await unsupportedError(sha1)).message).toMatch(
+      / 1\.2\.840\.10045\.4\.1 \(ecdsa-with-SHA1\): /,
+    );
+
+    const edKeys = await ecKeys({ name: 'Ed25519' });
+    const ed = new Uint8Array(
+      (await selfSigned('CN=Ed', { keys: edKeys, signingAlgorithm: { name: 'Ed25519' } })).rawData,
+    );
+    expect((await unsupportedError(parseCertificate(ed))).message).toMatch(
+      / 1\.3\.101\.112 \(Ed25519\): /,
+    );
+    const ed448 = replaceAll(ed, hex('06 03 2B 65 70'), hex('06 03 2B 65 71'));
+    expect((await unsupportedError(parseCertificate(ed448))).message).toMatch(
+      / 1\.3\.101\.113 \(Ed448\): /,
+    );
+  });
+
+  it('refuses an issuer key on a curve it does not know, or with explicit curve parameters', async () => {
+    const cert = parseCertificate(ecCert.rawData);
+    const k1 = generateKeyPairSync('ec', { namedCurve: 'secp256k1' });
+    const k1Spki = new Uint8Array(k1.publicKey.export({ type: 'spki', format: 'der' }));
+    const curve = await unsupportedError(cert, k1Spki);
+    expect(curve.oid).toBe('1.3.132.0.10');
+    expect(curve.message).toBe(`unsupported elliptic curve 1.3.132.0.10: ${ONLY}`);
+    const explicit = generateKeyPairSync('ec', { namedCurve: 'P-256', paramEncoding: 'explicit' });
+    const explicitSpki = new Uint8Array(explicit.publicKey.export({ type: 'spki', format: 'der' }));
+    const error = await unsupportedError(cert, explicitSpki);
+    expect(error.message).toBe(`unsupported elliptic curve with explicit parameters: ${ONLY}`);
+  });
+
+  it('answers false for an issuer key WebCrypto cannot import', async () => {
+    const cert = parseCertificate(ecCert.rawData);
+    const spki = cert.publicKey.slice();
+    // The last byte of the point: no longer on the curve.
+    spki[spki.length - 1] = (spki[spki.length - 1] ?? 0) ^ 0xff;
+    expect(await verifyCertificateSignature(cert, spki)).toBe(false);
+    expect(await verifyCertificateSignature(cert, cert.publicKey)).toBe(true);
+  });
+});
+
+describe('sameBytes', () => {
+  it('is true for the same bytes only, lengths included', () => {
+    const bytes = (...values: number[]) => new Uint8Array(values);
+    expect(sameBytes(bytes(1, 2, 3), bytes(1, 2, 3))).toBe(true);
+    expect(sameBytes(bytes(), bytes())).toBe(true);
+    expect(sameBytes(bytes(1, 2), bytes(1, 2, 3))).toBe(false);
+    expect(sameBytes(bytes(1, 2, 3), bytes(1, 2))).toBe(false);
+    expect(sameBytes(bytes(1, 2, 3), bytes(1, 2, 4))).toBe(false);
   });
 });

@@ -192,15 +192,11 @@ export function parseCertificate(der: Uint8Array | ArrayBuffer): CertificateInfo
   const certificate = AsnParser.fromASN(decoded, Certificate);
   const tbs = certificate.tbsCertificate;
   // The Names and the key as they appear in the input: the schema objects would re-encode them.
-  const tbsFields =
-    (decoded as unknown as DecodedElement).valueBlock.value?.[0]?.valueBlock.value ?? [];
-  const first = tbsFields[0];
-  const offset = first?.idBlock.tagClass === 3 && first.idBlock.tagNumber === 0 ? 1 : 0;
-  const raw = (index: number) => {
-    const element = tbsFields[offset + index];
-    if (!element) throw new TypeError('tbsCertificate is incomplete');
-    return copy(element.valueBeforeDecodeView);
-  };
+  // fromASN above already required a tbsCertificate with every field, so they are all there.
+  const tbsFields = (decoded as unknown as DecodedElement).valueBlock.value![0]!.valueBlock.value!;
+  const first = tbsFields[0]!;
+  const offset = first.idBlock.tagClass === 3 && first.idBlock.tagNumber === 0 ? 1 : 0;
+  const raw = (index: number) => copy(tbsFields[offset + index]!.valueBeforeDecodeView);
   if (tbs.signature.algorithm !== certificate.signatureAlgorithm.algorithm) {
     throw new TypeError(
       `the signature algorithm inside the certificate (${tbs.signature.algorithm}) differs from the outer one (${certificate.signatureAlgorithm.algorithm})`,
@@ -253,7 +249,8 @@ function ecdsaRawSignature(der: Uint8Array, size: number): Uint8Array<ArrayBuffe
   const parts = [new Uint8Array(value.r), new Uint8Array(value.s)];
   for (const [index, part] of parts.entries()) {
     let start = 0;
-    while (start < part.length - 1 && part[start] === 0) start++;
+    // A zero integer leaves no digits: `out` is zero-filled already.
+    while (part[start] === 0) start++;
     const digits = part.subarray(start);
     if (digits.length > size) return undefined;
     out.set(digits, (index + 1) * size - digits.length);
@@ -282,8 +279,8 @@ function webCryptoInputs(cert: CertificateInfo, issuerPublicKey: Uint8Array) {
   const signature = ecdsaRawSignature(cert.signature, curve.size);
   if (!signature) return undefined;
   return {
-    importParams: { name: 'ECDSA', namedCurve: curve.namedCurve },
-    verifyParams: { name: 'ECDSA', hash: scheme.hash },
+    importParams: { name: scheme.name, namedCurve: curve.namedCurve },
+    verifyParams: { name: scheme.name, hash: scheme.hash },
     signature,
   };
 }

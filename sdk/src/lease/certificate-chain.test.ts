@@ -1,8 +1,23 @@
 import { x509 } from '@test/helpers/x509.js';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { encodeBase64 } from '../internal/base64.js';
-import { parseCertificate } from '../internal/certificate.js';
-import { ChainError, type TrustAnchor, verifyCertificateChain } from './certificate-chain.js';
+import {
+  parseCertificate,
+  UnsupportedAlgorithmError,
+  verifyCertificateSignature,
+} from '../internal/certificate.js';
+import {
+  assertPathValidAt,
+  ChainError,
+  type TrustAnchor,
+  verifyCertificateChain,
+} from './certificate-chain.js';
+
+// The real signature check, spied on so one test can make it throw.
+vi.mock('../internal/certificate.js', async (importOriginal) => {
+  const original = await importOriginal<typeof import('../internal/certificate.js')>();
+  return { ...original, verifyCertificateSignature: vi.fn(original.verifyCertificateSignature) };
+});
 
 const T0 = Date.UTC(2030, 0, 1);
 const DAY = 86_400_000;
@@ -205,5 +220,168 @@ describe('verifyCertificateChain', () => {
         message,
       );
     }
+  });
+});
+
+describe('verifyCertificateChain, more', () => {
+  it('names its errors ChainError and keeps the cause of a parse failure only', async () => {
+    const parse = await refusal(verifyCertificateChain(['AAAA'], [anchorOf(ecRoot)]));
+    expect(parse.name).toBe('ChainError');
+    expect(parse.cause).toBeDefined();
+    const empty = await refusal(verifyCertificateChain([], [anchorOf(ecRoot)]));
+    expect('cause' in empty).toBe(false);
+  });
+
+  it('refuses an x5c entry that is not a string, even bytes of a certificate', async () => {
+    const leaf = await issue(ecRoot, 'CN=Bytes leaf', rsaKeys, leafExtensions());
+    const bytes = Array.from(new Uint8Array(leaf.cert.rawData));
+    const error = await refusal(verifyCertificateChain([bytes], [anchorOf(ecRoot)]));
+    expect(error.message).toBe('x5c[0] is not a base64 DER certificate');
+    expect((error.cause as Error).message).toBe('not a string');
+  });
+
+  it('takes a chain of eight certificates, the most it allows', async () => {
+    const keys = await keysOf(EC);
+    const signingAlgorithm = { name: 'ECDSA', hash: 'SHA-256' };
+    const root: Ca = {
+      cert: await x509.X509CertificateGenerator.createSelfSigned({
+        name: 'CN=Deep Root',
+        keys,
+        signingAlgorithm,
+        ...validity,
+        extensions: caExtensions(),
+      }),
+      keys,
+      signingAlgorithm,
+    };
+    let issuer = root;
+    const chain = [root];
+    for (let depth = 1; depth <= 6; depth++) {
+      issuer = await issue(issuer, `CN=Level ${depth}`, await keysOf(EC), caExtensions(), EC_SIGN);
+      chain.unshift(issuer);
+    }
+    const leaf = await issue(issuer, 'CN=Deepest leaf', rsaKeys, leafExtensions());
+    const x5c = [leaf, ...chain].map((ca) => b64(ca.cert));
+    expect(x5c).toHaveLength(8);
+    const path = await verifyCertificateChain(x5c, [anchorOf(root)]);
+    expect(path.validity).toHaveLength(8);
+    expect(path.validity[7]!.label).toBe('embedded root');
+  });
+
+  it('refuses an issuer without basicConstraints, and takes a CA without keyUsage', async () => {
+    const plainKeys = await keysOf(EC);
+    const plain = await issue(ecRoot, 'CN=No constraints', plainKeys, [], EC_SIGN);
+    const under = await issue(plain, 'CN=Under plain', rsaKeys, leafExtensions());
+    const error = await refusal(
+      verifyCertificateChain([b64(under.cert), b64(plain.cert)], [anchorOf(ecRoot)]),
+    );
+    expect(error.message).toBe('x5c[1] (CN=No constraints) issues certificates but is not a CA');
+
+    const bare = await issue(
+      ecRoot,
+      'CN=CA without keyUsage',
+      await keysOf(EC),
+      [new x509.BasicConstraintsExtension(true, undefined, true)],
+      EC_SIGN,
+    );
+    const leaf = await issue(bare, 'CN=Under bare', rsaKeys, leafExtensions());
+    const path = await verifyCertificateChain([b64(leaf.cert), b64(bare.cert)], [anchorOf(ecRoot)]);
+    expect(path.validity.map((entry) => entry.subject)).toEqual([
+      'CN=Under bare',
+      'CN=CA without keyUsage',
+      'CN=EC Root, O=Example',
+    ]);
+  });
+
+  it('counts a signature check that throws as not signed, never as signed', async () => {
+    const leaf = await issue(ecRoot, 'CN=Throwing check', rsaKeys, leafExtensions());
+    const failing = () =>
+      vi.mocked(verifyCertificateSignature).mockRejectedValueOnce(new TypeError('engine failure'));
+    failing();
+    const linked = await refusal(
+      verifyCertificateChain([b64(leaf.cert), b64(ecRoot.cert)], [anchorOf(ecRoot)]),
+    );
+    expect(linked.message).toBe('the signature of x5c[0] (CN=Throwing check) does not verify');
+    failing();
+    const searched = await refusal(verifyCertificateChain([b64(leaf.cert)], [anchorOf(ecRoot)]));
+    expect(searched.message).toBe(
+      'the chain ends at x5c[0] (CN=Throwing check, issued by CN=EC Root, O=Example), which is neither an embedded root nor signed by one',
+    );
+    // Without the failure, the same chain verifies.
+    await expect(
+      verifyCertificateChain([b64(leaf.cert)], [anchorOf(ecRoot)]),
+    ).resolves.toBeDefined();
+  });
+
+  it('names the certificate an anchor signed with an algorithm it cannot check', async () => {
+    const sha1Keys = await keysOf({ ...RSA, hash: 'SHA-1' });
+    const signingAlgorithm = { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-1' };
+    const sha1Root: Ca = {
+      cert: await x509.X509CertificateGenerator.createSelfSigned({
+        name: 'CN=Old Root',
+        keys: sha1Keys,
+        signingAlgorithm,
+        ...validity,
+        extensions: caExtensions(),
+      }),
+      keys: sha1Keys,
+      signingAlgorithm,
+    };
+    const inter = await issue(
+      sha1Root,
+      'CN=Old intermediate',
+      await keysOf(EC),
+      caExtensions(),
+      EC_SIGN,
+    );
+    const leaf = await issue(inter, 'CN=Old leaf', rsaKeys, leafExtensions());
+    const error = await refusal(
+      verifyCertificateChain([b64(leaf.cert), b64(inter.cert)], [anchorOf(sha1Root)]),
+    );
+    expect(error.message).toMatch(
+      /^x5c\[1\] \(CN=Old intermediate\) uses an unsupported signature algorithm 1\.2\.840\.113549\.1\.1\.5/,
+    );
+    expect(error.cause).toBeInstanceOf(UnsupportedAlgorithmError);
+  });
+});
+
+describe('assertPathValidAt', () => {
+  const T = Date.UTC(2030, 6, 1);
+  const path = [
+    { label: 'x5c[0]', subject: 'CN=Leaf', notBefore: T - DAY, notAfter: T + DAY },
+    { label: 'embedded root', subject: 'CN=Root', notBefore: T - 10 * DAY, notAfter: T + 10 * DAY },
+  ];
+  const failureAt = (at: number, toleranceMs = 60_000) => {
+    try {
+      assertPathValidAt(path, at, toleranceMs);
+      return undefined;
+    } catch (error) {
+      expect(error).toBeInstanceOf(ChainError);
+      return error as ChainError;
+    }
+  };
+
+  it('accepts every time from notBefore to notAfter, widened by the tolerance on both ends', () => {
+    for (const at of [T, T - DAY - 60_000, T + DAY + 60_000, T - DAY + 1, T + DAY - 30_000]) {
+      expect(failureAt(at)).toBeUndefined();
+    }
+  });
+
+  it('refuses a certificate before its notBefore, beyond the tolerance', () => {
+    const error = failureAt(T - DAY - 60_001);
+    expect(error?.failure).toBe('certificate-not-yet-valid');
+    expect(error?.message).toBe(
+      `x5c[0] (CN=Leaf) is not valid before ${new Date(T - DAY).toISOString()}`,
+    );
+  });
+
+  it('refuses a certificate after its notAfter, beyond the tolerance, naming which', () => {
+    const error = failureAt(T + DAY + 60_001);
+    expect(error?.failure).toBe('certificate-expired');
+    expect(error?.message).toBe(`x5c[0] (CN=Leaf) expired at ${new Date(T + DAY).toISOString()}`);
+    // Every certificate counts, the anchor too.
+    expect(() => assertPathValidAt([path[1]!], T + 10 * DAY + 1, 0)).toThrow(
+      /^embedded root \(CN=Root\) expired at /,
+    );
   });
 });

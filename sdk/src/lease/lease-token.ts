@@ -26,11 +26,7 @@ const FORM_ADVICE =
   'Check that the token is a lease exactly as a licensing service sent it (mainUrl, standbyUrl).';
 
 function malformed(message: string, cause?: unknown): TokenInvalidError {
-  return new TokenInvalidError(
-    'malformed',
-    `${message}. ${FORM_ADVICE}`,
-    cause === undefined ? {} : { cause },
-  );
+  return new TokenInvalidError('malformed', `${message}. ${FORM_ADVICE}`, { cause });
 }
 
 /** The bytes of a non-empty strict base64url segment (no padding, no other character). */

@@ -109,8 +109,9 @@ export function createServiceKeys(options: ServiceKeysOptions): ServiceKeys {
   const refused = new Map<string, Refusal>();
   /** The kids of the last set merged. */
   let lastPublished = new Set<string>();
-  /** JWKs the lease store kept, by kid, until checked; and the checks of them in flight. */
+  /** JWKs the lease store kept, by kid, until their check settles. */
   const kept = new Map<string, Jwk>();
+  /** The checks of kept JWKs in flight, by kid (concurrent callers share one). */
   const trusting = new Map<string, Promise<VerifiedKey | undefined>>();
   /** Checks in flight by fingerprint, shared by concurrent merges of the same JWK. */
   const checking = new Map<string, Promise<VerifiedKey>>();
@@ -216,9 +217,7 @@ export function createServiceKeys(options: ServiceKeysOptions): ServiceKeys {
       }
       for (const kid of [...kept.keys()]) trustKept(kid).catch(() => undefined);
     },
-    trusted: () => [
-      ...[...trusted.values()].map((entry) => entry.jwk),
-      ...[...kept].filter(([kid]) => !trusted.has(kid)).map(([, jwk]) => jwk),
-    ],
+    // A kid is never both kept and trusted: trusting a JWK removes the kept one of its kid.
+    trusted: () => [...[...trusted.values()].map((entry) => entry.jwk), ...kept.values()],
   };
 }

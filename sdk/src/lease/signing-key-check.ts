@@ -3,7 +3,6 @@ import { TokenInvalidError } from '../errors.js';
 import { createRs256Verifier, type Rs256Verify } from '../internal/platform/rs256-verifier.js';
 import type { LicensingService } from '../types.js';
 import {
-  ChainError,
   type PathValidity,
   type TrustAnchor,
   verifyCertificateChain,
@@ -25,7 +24,8 @@ function messageOf(error: unknown): string {
 function integerBytes(value: string): string {
   const bytes = base64url.decode(value);
   let start = 0;
-  while (start < bytes.length - 1 && bytes[start] === 0) start++;
+  // Zero itself becomes empty: no RSA key has a zero n or e, so equality is all that matters.
+  while (bytes[start] === 0) start++;
   return base64url.encode(bytes.subarray(start));
 }
 
@@ -103,10 +103,10 @@ export async function verifySigningKey(
   try {
     path = await verifyCertificateChain(jwk.x5c, anchors);
   } catch (cause) {
-    const reason = cause instanceof ChainError ? cause.failure : 'chain';
+    // Dates are not checked here, so every failure of the chain is a `chain` refusal.
     const owner = context.service === undefined ? '' : `the ${context.service} service's `;
     throw new TokenInvalidError(
-      reason,
+      'chain',
       `${owner}signing key ${kid} cannot be trusted: ${messageOf(cause)}.${chainAdvice(anchors, context)}`,
       { cause },
     );
@@ -120,7 +120,8 @@ export async function verifySigningKey(
       path.leaf.publicKey,
       { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' },
       true,
-      ['verify'],
+      // Imported only to read its n and e.
+      [],
     );
     leaf = await globalThis.crypto.subtle.exportKey('jwk', key);
   } catch (cause) {

@@ -24,7 +24,7 @@ function malformed(message: string, cause?: unknown): LeaseStoreInvalidError {
   return new LeaseStoreInvalidError(
     'malformed',
     `The lease store holds ${message}. It is replaced at the next successful checkout; until then restore() has no leases to give. Check that nothing but the SDK writes to the lease store.`,
-    cause === undefined ? {} : { cause },
+    { cause },
   );
 }
 
@@ -75,16 +75,12 @@ function readVersion1Keys(value: unknown): SavedLicensingState['keys'] {
 /** Throws `edited` unless the time mark is a time no earlier than any held lease's `iat`. */
 function checkTimes(state: SavedLicensingState): void {
   const { timeMark, offsetMs } = state;
-  if (typeof timeMark !== 'number' || !Number.isFinite(timeMark)) {
+  if (!Number.isFinite(timeMark)) {
     throw edited('its time mark is missing or not a finite number');
   }
   if (timeMark < 0 || timeMark > MAX_TIME_MS)
     throw edited(`its time mark ${timeMark} is out of range`);
-  if (
-    typeof offsetMs !== 'number' ||
-    !Number.isFinite(offsetMs) ||
-    Math.abs(offsetMs) > MAX_CLOCK_SKEW_MS
-  ) {
+  if (!Number.isFinite(offsetMs) || Math.abs(offsetMs) > MAX_CLOCK_SKEW_MS) {
     throw edited('its clock offset is missing, not a number or more than 24 h');
   }
   for (const lease of state.leases) {

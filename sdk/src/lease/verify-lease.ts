@@ -47,7 +47,7 @@ const ALTERED_ADVICE =
   'Check that the token comes unaltered from the licensing service that issued it, or check the item out again.';
 
 function isNumber(value: unknown): value is number {
-  return typeof value === 'number' && Number.isFinite(value);
+  return Number.isFinite(value);
 }
 
 function isId(value: unknown): value is string {

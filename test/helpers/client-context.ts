@@ -1,0 +1,60 @@
+// Test support for unit tests of the client's trust steps (sdk/src/client/accept-token.ts,
+// trusted-keys.ts): a ClientContext with the real clock, key sources and lease state on the fake
+// services' root (test/helpers/fake-licensing.ts), and a transport that answers JWK set requests
+// from a script. Operations that route through the strategy are not wired: these steps never do.
+import { vi } from 'vitest';
+import type { ClientContext } from '../../sdk/src/client/client-context.js';
+import { createLeaseState } from '../../sdk/src/lease/lease-state.js';
+import { createMemoryLeaseStore } from '../../sdk/src/lease/memory-lease-store.js';
+import { createServiceKeys } from '../../sdk/src/lease/service-keys.js';
+import { createTrustedClock } from '../../sdk/src/lease/trusted-clock.js';
+import { parseTrustedRoots } from '../../sdk/src/lease/trusted-roots.js';
+import type { LicensingTransport } from '../../sdk/src/transport/licensing-transport.js';
+import type { LeaseStore, LicensingService } from '../../sdk/src/types.js';
+import { fakeServices } from './fake-licensing.js';
+
+/** What {@link trustContext} takes. */
+export interface TrustContextOptions {
+  /** The local clock, in ms (a mutable holder so tests move it). */
+  local: { now: number };
+  hardwareId?: string;
+  toleranceMs?: number;
+  cooldownMs?: number;
+  store?: LeaseStore;
+  /** The JWK set each service answers, or an error to throw. Default: the fake services' sets. */
+  jwks?: Partial<Record<LicensingService, unknown>>;
+}
+
+/**
+ * A ClientContext on the fake services' root with real trust parts; `transport.request` is a
+ * mock answering `GET /.well-known/jwks.json` from `options.jwks`.
+ */
+export function trustContext(options: TrustContextOptions) {
+  const toleranceMs = options.toleranceMs ?? 60_000;
+  const clock = createTrustedClock({ now: () => options.local.now, toleranceMs });
+  const anchors = parseTrustedRoots([fakeServices.trustedRoot]);
+  const cooldownMs = options.cooldownMs ?? 30_000;
+  const keys = {
+    main: createServiceKeys({ service: 'main', anchors, cooldownMs }),
+    standby: createServiceKeys({ service: 'standby', anchors, cooldownMs }),
+  };
+  const store = options.store ?? createMemoryLeaseStore();
+  const state = createLeaseState({ store, clock, keys, toleranceMs, logger: undefined });
+  const jwks = { ...fakeServices.jwks, ...options.jwks };
+  const request = vi.fn(async (service: LicensingService, req: { path: string }) => {
+    if (req.path !== '/.well-known/jwks.json') throw new Error(`unexpected request ${req.path}`);
+    const answer = jwks[service];
+    if (answer instanceof Error) throw answer;
+    return { value: answer, serviceTime: undefined };
+  });
+  const context = {
+    transport: { request } as unknown as LicensingTransport,
+    keys,
+    clock,
+    state,
+    hardwareId: options.hardwareId,
+    toleranceMs,
+    jwksFetches: new Map(),
+  } as unknown as ClientContext;
+  return { context, request, keys, clock, state, store };
+}
