@@ -4,12 +4,7 @@
 // teaches the clock the services' time.
 import { type LeaseToken, readLeaseToken } from '../lease/lease-token.js';
 import { MAX_CLOCK_SKEW_MS } from '../lease/trusted-clock.js';
-import {
-  checkLeaseClaims,
-  soleGrantedItem,
-  verifyLease,
-  verifySignedToken,
-} from '../lease/verify-lease.js';
+import { checkLeaseClaims, soleGrantedItem, verifySignedToken } from '../lease/verify-lease.js';
 import type { LeaseClaims, LicensingService } from '../types.js';
 import type { ClientContext } from './client-context.js';
 import { keysWithKid } from './trusted-keys.js';
@@ -48,14 +43,8 @@ export async function acceptFreshLease(
   answer: FreshAnswer,
   signal: AbortSignal | undefined,
 ): Promise<LeaseClaims> {
-  const parsed = typeof token === 'string' ? readLeaseToken(token) : token;
-  const keys = await keysWithKid(context, service, parsed.kid, signal);
-  return verifyLease(parsed, keys, {
-    item,
-    hardwareId: context.hardwareId,
-    at: judgedAt(context, answer, parsed),
-    toleranceMs: context.toleranceMs,
-  });
+  const verified = await acceptFreshAnswer(context, service, token, answer, signal);
+  return checkLeaseClaims(verified, { item, hardwareId: context.hardwareId });
 }
 
 /**
