@@ -23,6 +23,8 @@ export interface TrustContextOptions {
   store?: LeaseStore;
   /** The JWK set each service answers, or an error to throw. Default: the fake services' sets. */
   jwks?: Partial<Record<LicensingService, unknown>>;
+  /** The services' time (ms) the JWK set answers show, as a `Date` header would. Default none. */
+  serviceTime?: number;
 }
 
 /**
@@ -45,7 +47,7 @@ export function trustContext(options: TrustContextOptions) {
     if (req.path !== '/.well-known/jwks.json') throw new Error(`unexpected request ${req.path}`);
     const answer = jwks[service];
     if (answer instanceof Error) throw answer;
-    return { value: answer, serviceTime: undefined };
+    return { value: answer, serviceTime: options.serviceTime };
   });
   const context = {
     transport: { request } as unknown as LicensingTransport,

@@ -34,6 +34,19 @@ describe('keysWithKid', () => {
     expect(request).not.toHaveBeenCalled();
   });
 
+  it('lets the clock catch up with the services time the JWK set answer showed', async () => {
+    const ahead = T0 + 3_600_000;
+    const { context, clock } = trustContext({ local: { now: T0 }, serviceTime: ahead });
+    await keysWithKid(context, 'main', MAIN_KID, undefined);
+    expect(clock.offsetMs).toBe(3_600_000);
+    expect(clock.mark).toBe(ahead);
+    // Without a Date, the clock stays as it was.
+    const plain = trustContext({ local: { now: T0 } });
+    await keysWithKid(plain.context, 'main', MAIN_KID, undefined);
+    expect(plain.clock.offsetMs).toBe(0);
+    expect(plain.clock.mark).toBe(0);
+  });
+
   it('does not save when the fetched set brought no new trusted key', async () => {
     const { context, request, store, keys } = trustContext({
       local: { now: T0 },

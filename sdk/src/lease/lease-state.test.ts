@@ -428,6 +428,36 @@ describe('createLeaseState', () => {
       expect(state.leases().map((lease) => lease.item)).toEqual(['ItemB', 'ItemC']);
     });
 
+    it('after an online answer, drops entries issued beyond the services time: planted, not accepted', async () => {
+      const entry = (item: string, claims: Record<string, unknown>) => ({
+        ...leaseOf(item, `J-${item}`),
+        token: tokenWith({ [item]: true, jti: `J-${item}`, exp: S0 + 8 * 3600, ...claims }),
+      });
+      const entries = [
+        entry('Planted', { iat: S0 + 10 * 3600, exp: S0 + 18 * 3600 }),
+        entry('JustBeyond', { iat: (T0 + TOLERANCE + 1) / 1000 }),
+        entry('AtTheEdge', { iat: (T0 + TOLERANCE) / 1000 }),
+        entry('TextIat', { iat: String(S0 + 10 * 3600) }),
+        { ...leaseOf('Unreadable', 'J-Unreadable'), token: 'not a token' },
+      ];
+      const offline = setup();
+      await offline.state.remember(entries);
+      // Not anchored: nothing says the services' time, so the planted entry stays, lifts the
+      // mark and expires the others on it. An online answer is what unmasks it.
+      expect(offline.state.leases().map((lease) => lease.item)).toEqual(['Planted']);
+      expect(offline.clock.mark).toBe(T0 + 10 * HOUR);
+
+      const { state, clock, store } = setup();
+      clock.observe(T0);
+      await state.remember(entries);
+      expect(state.leases().map((lease) => lease.item)).toEqual(['AtTheEdge', 'TextIat']);
+      expect(clock.mark).toBe(T0 + TOLERANCE);
+      expect((await documentIn(store)).leases.map((lease) => lease.item)).toEqual([
+        'AtTheEdge',
+        'TextIat',
+      ]);
+    });
+
     it('keeps a mark above every iat it holds', async () => {
       const { state, clock, store } = setup();
       clock.raise(T0 + 5 * HOUR);

@@ -41,7 +41,9 @@ describe('readLeaseToken', () => {
     for (const value of [undefined, null, 42, { token: tokenOf() }, [tokenOf()]]) {
       const error = refusal(value);
       expect(error.reason).toBe('malformed');
-      expect(error.message).toMatch(/not a string/);
+      expect(error.message).toBe(
+        'the lease token is not a string. Check that the token is a lease exactly as a licensing service sent it (mainUrl, standbyUrl).',
+      );
     }
   });
 

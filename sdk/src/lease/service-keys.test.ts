@@ -33,6 +33,8 @@ let second: TestSigningKey;
 let republished: TestSigningKey;
 /** A key whose chain leads to another root, published under the default kid. */
 let foreign: TestSigningKey;
+/** Another key pair under the root, published under the default kid. */
+let renamed: TestSigningKey;
 
 beforeAll(async () => {
   pki = await createTestPki({ now });
@@ -40,7 +42,24 @@ beforeAll(async () => {
   second = await pki.createSigningKey({ kid: 'second', keys });
   republished = await pki.createSigningKey({ kid: pki.kid, keys, name: 'Republished' });
   foreign = await createTestSigningKey(await createTestRoot({ now }), { now, kid: pki.kid, keys });
+  renamed = await pki.createSigningKey({ kid: pki.kid, name: 'Renamed' });
 });
+
+/** Holds the next key check until `release()`; then it runs the real check. */
+async function holdNextCheck() {
+  const real = (
+    await vi.importActual<typeof import('./signing-key-check.js')>('./signing-key-check.js')
+  ).verifySigningKey;
+  let release = () => {};
+  const gate = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  vi.mocked(verifySigningKey).mockImplementationOnce(async (...args) => {
+    await gate;
+    return real(...args);
+  });
+  return release;
+}
 
 // Parsed for each test (not once for all), so each test's coverage includes what it runs.
 beforeEach(() => {
@@ -105,6 +124,38 @@ describe('createServiceKeys', () => {
     expect(vi.mocked(verifySigningKey)).toHaveBeenLastCalledWith(foreign.jwk, pki.kid, anchors, {
       service: 'standby',
     });
+  });
+
+  it('names mainUrl in the refusal of a kid main does not publish', () => {
+    const keys = createServiceKeys({ service: 'main', anchors, cooldownMs: COOLDOWN });
+    expect(keys.refusal('nope').message).toBe(
+      'the main service publishes no key with kid nope. Check that mainUrl is the service that issued the token, or check the item out again.',
+    );
+  });
+
+  it('keeps the key of a trusted kid: another key under its name is not even checked', async () => {
+    const keys = source();
+    await keys.merge({ keys: [pki.signingKey.jwk] }, T0);
+    const trusted = keys.find(pki.kid);
+    expect(await keys.merge({ keys: [renamed.jwk] }, T0 + 1)).toBe(false);
+    expect(checks()).toBe(1);
+    expect(keys.find(pki.kid)).toBe(trusted);
+    expect(keys.trusted()).toEqual([pki.signingKey.jwk]);
+    // Another exponent is another key too.
+    expect(await keys.merge({ keys: [{ ...republished.jwk, e: 'AQAC' }] }, T0 + 2)).toBe(false);
+    expect(checks()).toBe(1);
+    expect(keys.trusted()).toEqual([pki.signingKey.jwk]);
+  });
+
+  it('keeps the key trusted while another key of its kid was being checked', async () => {
+    const keys = source();
+    const release = await holdNextCheck();
+    const slow = keys.merge({ keys: [renamed.jwk] }, T0);
+    expect(await keys.merge({ keys: [pki.signingKey.jwk] }, T0)).toBe(true);
+    release();
+    // The renamed key's chain verifies, but the kid has its key by then.
+    expect(await slow).toBe(false);
+    expect(keys.trusted()).toEqual([pki.signingKey.jwk]);
   });
 
   it('keeps keys a later set lacks: a set only adds or replaces by kid', async () => {
@@ -312,6 +363,17 @@ describe('createServiceKeys', () => {
       expect(keys.trusted()).toEqual([pki.signingKey.jwk]);
       expect(await keys.trustKept(pki.kid)).toBe(trusted);
       expect(checks()).toBe(1);
+    });
+
+    it('settles the kept key of a kid before a fetched set brings another key for it', async () => {
+      const keys = source();
+      const release = await holdNextCheck();
+      keys.restore([pki.signingKey.jwk]);
+      const fetched = keys.merge({ keys: [renamed.jwk] }, T0);
+      release();
+      expect(await fetched).toBe(false);
+      expect(keys.trusted()).toEqual([pki.signingKey.jwk]);
+      expect(keys.find(pki.kid)).toBe(await keys.trustKept(pki.kid));
     });
 
     it('lets a published key replace a kept one not checked yet', async () => {

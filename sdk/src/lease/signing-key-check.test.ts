@@ -103,6 +103,19 @@ describe('verifySigningKey', () => {
     }
   });
 
+  it('says which option to check, by the service the key came from', async () => {
+    const advice = (option: string) =>
+      `the JWK of kid k1 is not an RSA key. Check that ${option} is a licensing service: it must publish RS256 signing keys with their certificate chain.`;
+    const odd = jwk({ kty: 'EC' });
+    expect((await refusal(verifySigningKey(odd, 'k1', anchors))).message).toBe(
+      advice('the URL the key set comes from'),
+    );
+    const main = await refusal(verifySigningKey(odd, 'k1', anchors, { service: 'main' }));
+    expect(main.message).toBe(advice('mainUrl'));
+    const standby = await refusal(verifySigningKey(odd, 'k1', anchors, { service: 'standby' }));
+    expect(standby.message).toBe(advice('standbyUrl'));
+  });
+
   it('refuses a JWK for another alg', async () => {
     for (const alg of ['RS384', 'PS256', 'ES256', 'none', '']) {
       const error = await refusal(verifySigningKey(jwk({ alg }), 'k1', anchors));

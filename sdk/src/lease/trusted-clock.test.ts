@@ -111,6 +111,53 @@ describe('createTrustedClock', () => {
     expect(() => clock.assertNotRolledBack()).not.toThrow();
   });
 
+  describe('catchUp (an unverified answer, such as a JWK set)', () => {
+    it('moves the offset forward only beyond the resolution, and raises the mark', () => {
+      const { clock } = clockAt();
+      clock.catchUp(T0 + OFFSET_RESOLUTION_MS);
+      expect(clock.offsetMs).toBe(0);
+      expect(clock.mark).toBe(T0 + OFFSET_RESOLUTION_MS);
+      clock.catchUp(T0 + OFFSET_RESOLUTION_MS + 1);
+      expect(clock.offsetMs).toBe(OFFSET_RESOLUTION_MS + 1);
+      expect(clock.now()).toBe(T0 + OFFSET_RESOLUTION_MS + 1);
+      expect(clock.mark).toBe(T0 + OFFSET_RESOLUTION_MS + 1);
+      // Learnt from the offset held, not from zero: 1 s more is within the resolution.
+      clock.catchUp(T0 + OFFSET_RESOLUTION_MS + 1_001);
+      expect(clock.offsetMs).toBe(OFFSET_RESOLUTION_MS + 1);
+      expect(clock.mark).toBe(T0 + OFFSET_RESOLUTION_MS + 1_001);
+      expect(clock.anchored).toBe(false);
+    });
+
+    it('never moves the clock back nor lowers the mark', () => {
+      const { clock, local } = clockAt();
+      clock.raise(T0 + 3_600_000);
+      clock.catchUp(T0 - 3_600_000);
+      expect(clock.offsetMs).toBe(0);
+      expect(clock.mark).toBe(T0 + 3_600_000);
+      clock.observe(T0 + 10_000);
+      expect(clock.offsetMs).toBe(10_000);
+      local.now = T0 + 1_000;
+      clock.catchUp(T0 + 1_000);
+      expect(clock.offsetMs).toBe(10_000);
+      expect(clock.mark).toBe(T0 + 10_000);
+    });
+
+    it('believes up to 24 hours ahead, not more, and nothing that is not a finite time', () => {
+      const { clock } = clockAt();
+      clock.catchUp(T0 + MAX_CLOCK_SKEW_MS + 1);
+      expect(clock.offsetMs).toBe(0);
+      expect(clock.mark).toBe(0);
+      for (const time of [Number.NaN, Number.POSITIVE_INFINITY]) {
+        clock.catchUp(time);
+        expect(clock.offsetMs).toBe(0);
+        expect(clock.mark).toBe(0);
+      }
+      clock.catchUp(T0 + MAX_CLOCK_SKEW_MS);
+      expect(clock.offsetMs).toBe(MAX_CLOCK_SKEW_MS);
+      expect(clock.mark).toBe(T0 + MAX_CLOCK_SKEW_MS);
+    });
+  });
+
   it('raises the mark to the corrected clock when a lease is accepted, never lowers it', () => {
     const { clock, local } = clockAt();
     clock.observe(T0 + 5_000);
