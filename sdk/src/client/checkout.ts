@@ -9,6 +9,7 @@ import type {
   CheckoutItem,
   CheckoutResult,
   DeniedItem,
+  Lease,
   LeaseClaims,
   LicensingService,
 } from '../types.js';
@@ -105,12 +106,33 @@ export async function checkout(
   items: readonly (string | CheckoutItem)[],
   options: CallOptions = {},
 ): Promise<CheckoutResult> {
+  return checkoutAndSave(context, items, options, []);
+}
+
+/**
+ * A lease keeper's new checkout of `lease`'s item (the serving service refused its lease id):
+ * the granted lease takes the old one's place in the lease store. A denial leaves the old one.
+ */
+export async function reissue(
+  context: ClientContext,
+  lease: Lease,
+  options: CallOptions = {},
+): Promise<CheckoutResult> {
+  return checkoutAndSave(context, [lease.item], options, [lease.leaseId]);
+}
+
+async function checkoutAndSave(
+  context: ClientContext,
+  items: readonly (string | CheckoutItem)[],
+  options: CallOptions,
+  replaced: readonly string[],
+): Promise<CheckoutResult> {
   const normalized = normalizeItems(items);
   await context.state.load();
   const result = await context.strategy.run(
     (service, signal) => checkoutOn(context, service, normalized, signal),
     options.signal,
   );
-  await context.state.remember(result.leases);
+  await context.state.remember(result.leases, result.leases.length > 0 ? replaced : []);
   return result;
 }

@@ -18,7 +18,7 @@ import {
 } from '../options/licensing-client.js';
 import { createLicensingTransport } from '../transport/licensing-transport.js';
 import type { CallOptions, Lease, LicensingService } from '../types.js';
-import { checkout } from './checkout.js';
+import { checkout, reissue } from './checkout.js';
 import { checkoutProducts } from './checkout-products.js';
 import type { ClientContext } from './client-context.js';
 import { createClientStatus } from './client-status.js';
@@ -157,6 +157,7 @@ export function assembleLicensingClient(
     checkout: (items: Parameters<typeof checkout>[1], o?: CallOptions) =>
       status.track(checkout(context, items, o), held),
     renew: (lease: Lease, o?: CallOptions) => status.track(renew(context, lease, o)),
+    reissue: (lease: Lease, o?: CallOptions) => status.track(reissue(context, lease, o), held),
     release: (leases: Lease | readonly Lease[], o?: ReleaseOptions) => {
       const list = (Array.isArray(leases) ? leases : [leases]) as readonly Lease[];
       // The app is done with them whatever the services answer.
@@ -245,7 +246,7 @@ export function assembleLicensingClient(
       const keeper = createLeaseKeeper(
         {
           renew: tracked.renew,
-          checkout: tracked.checkout,
+          reissue: tracked.reissue,
           release: tracked.release,
           events,
           now: options.now,

@@ -1,5 +1,11 @@
 import { parseAuthzQuery } from '@test/helpers/fake-licensing.js';
-import { authzHandler, makeClient, NOW, serviceClock } from '@test/helpers/licensing-test-setup.js';
+import {
+  authzHandler,
+  makeClient,
+  NOW,
+  seededStore,
+  serviceClock,
+} from '@test/helpers/licensing-test-setup.js';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 
@@ -18,12 +24,24 @@ afterEach(() => {
 });
 afterAll(() => server.close());
 
-function keeperClient() {
+function keeperClient(leaseStore = seededStore()) {
   return makeClient({
+    leaseStore,
     now: () => Date.now(),
     random: () => 0,
     // The keeper's own retry schedule is under test here, not Strategy A's breaker.
     failover: { mainAttempts: 1, breaker: false },
+  });
+}
+
+/** The lease ids the store holds, by item. */
+async function savedLeaseIds(store: ReturnType<typeof seededStore>) {
+  const document = JSON.parse((await store.load()) ?? '{}') as {
+    leases: Array<{ item: string; token: string }>;
+  };
+  return document.leases.map((lease) => {
+    const claims = JSON.parse(Buffer.from(lease.token.split('.')[1]!, 'base64url').toString());
+    return `${lease.item}:${claims.jti}`;
   });
 }
 
@@ -149,6 +167,35 @@ describe('lease keeper', () => {
       true,
     ]);
     await settle(client.close());
+  });
+
+  it('saves a lease checked out anew in place of the one it replaces, and keeps the old one on a denial', async () => {
+    const main = authzHandler('main', ['ok', 404, 'ok']);
+    server.use(main.handler);
+    const store = seededStore();
+    const { client } = keeperClient(store);
+    const { leases } = await settle(client.checkout(['ItemA']));
+    const first = leases[0]!;
+    const keeper = client.keepAlive(leases, { retryBaseMs: 1_000 });
+    // The renewal is refused (main lost the lease id); the retry checks the item out anew.
+    await vi.advanceTimersByTimeAsync(6 * HOUR + 10);
+    await vi.advanceTimersByTimeAsync(1_000);
+    const next = keeper.get('ItemA')!;
+    expect(next.leaseId).not.toBe(first.leaseId);
+    expect(await savedLeaseIds(store)).toEqual([`ItemA:${next.leaseId}`]);
+    expect(client.status().leases.map((lease) => lease.leaseId)).toEqual([next.leaseId]);
+    await settle(client.close());
+
+    // A denied re-issue gives nothing in its place: the old lease stays saved until it expires.
+    server.resetHandlers(authzHandler('main', ['ok', 404, 'deny'], undefined, ['ItemA']).handler);
+    const deniedStore = seededStore();
+    const denied = keeperClient(deniedStore);
+    const kept = (await settle(denied.client.checkout(['ItemA']))).leases;
+    denied.client.keepAlive(kept, { retryBaseMs: 1_000 });
+    await vi.advanceTimersByTimeAsync(6 * HOUR + 10);
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(await savedLeaseIds(deniedStore)).toEqual([`ItemA:${kept[0]!.leaseId}`]);
+    await settle(denied.client.close());
   });
 
   it('reports a re-issue main denies as LICENSE_DENIED and keeps trying', async () => {

@@ -2,7 +2,7 @@ import type { LicensingEventHub } from '../client-hooks.js';
 import { isLicensingError, LicensingError } from '../errors.js';
 import { computeBackoffDelay } from '../internal/backoff.js';
 import { type LeaseKeeperOptions, resolveLeaseKeeperOptions } from '../options/lease-keeper.js';
-import type { CallOptions, CheckoutItem, CheckoutResult, Lease } from '../types.js';
+import type { CallOptions, CheckoutResult, Lease } from '../types.js';
 
 export type { LeaseKeeperOptions } from '../options/lease-keeper.js';
 
@@ -23,10 +23,8 @@ export interface LeaseKeeper {
 /** What the keeper works with: the client's operations and clock, passed down as plain values. */
 export interface LeaseKeeperDeps {
   renew(lease: Lease, options?: CallOptions): Promise<Lease>;
-  checkout(
-    items: readonly (string | CheckoutItem)[],
-    options?: CallOptions,
-  ): Promise<CheckoutResult>;
+  /** Checks `lease`'s item out anew, the granted lease taking `lease`'s place where it is saved. */
+  reissue(lease: Lease, options?: CallOptions): Promise<CheckoutResult>;
   release(leases: readonly Lease[], options?: CallOptions): Promise<void>;
   events: LicensingEventHub;
   now: () => number;
@@ -79,7 +77,7 @@ export function createLeaseKeeper(
     try {
       let next: Lease;
       if (entry.reissue) {
-        const result = await host.checkout([previous.item], { signal: controller.signal });
+        const result = await host.reissue(previous, { signal: controller.signal });
         const granted = result.leases[0];
         if (!granted) {
           const denial = result.denied[0];
