@@ -43,15 +43,21 @@ export interface LazySchemaCompilers {
 export function createLazySchemaCompilers(): LazySchemaCompilers {
   const pending = new Set<() => void>();
 
-  const lazyValidator = (compile: () => Validate): Validate => {
-    let compiled: Validate | undefined;
+  /** `compile` run once, on the first call of the returned function or by `compileAll`. */
+  const once = <T>(compile: () => T): (() => T) => {
+    let compiled: { value: T } | undefined;
     const ensure = () => {
-      if (compiled) return compiled;
-      compiled = compile();
+      if (compiled) return compiled.value;
+      compiled = { value: compile() };
       pending.delete(ensure);
-      return compiled;
+      return compiled.value;
     };
     pending.add(ensure);
+    return ensure;
+  };
+
+  const lazyValidator = (compile: () => Validate): Validate => {
+    const ensure = once(compile);
     const validate: Validate = (data: unknown) => {
       const fn = ensure();
       const result = fn(data);
@@ -62,14 +68,7 @@ export function createLazySchemaCompilers(): LazySchemaCompilers {
   };
 
   const lazySerializer = (compile: () => Serialize): Serialize => {
-    let compiled: Serialize | undefined;
-    const ensure = () => {
-      if (compiled) return compiled;
-      compiled = compile();
-      pending.delete(ensure);
-      return compiled;
-    };
-    pending.add(ensure);
+    const ensure = once(compile);
     return (data) => ensure()(data);
   };
 
