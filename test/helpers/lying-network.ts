@@ -42,3 +42,8 @@ export function shiftedDate(response: Response, shiftMs: number): string {
   if (date === null) throw new Error('the real answer has no Date header');
   return new Date(Date.parse(date) + shiftMs).toUTCString();
 }
+
+/** A `fetch` for a client that must not reach the network: every request throws. */
+export const offline: typeof fetch = async (input) => {
+  throw new Error(`no network offline: ${String(input)}`);
+};

@@ -23,6 +23,7 @@ import {
   type MockLicensing,
   startMockLicensing,
 } from '@test/helpers/mock-licensing.js';
+import { rejection } from '@test/helpers/rejection.js';
 import { http } from 'msw';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
@@ -54,13 +55,6 @@ afterAll(async () => {
 });
 
 type Service = 'main' | 'standby';
-
-function rejection(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then(
-    (value) => new Error(`resolved instead of rejecting: ${JSON.stringify(value)?.slice(0, 300)}`),
-    (error: unknown) => error,
-  );
-}
 
 /**
  * A client whose clock is `skewMs` off the services' (negative: behind), on its own lease store

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLicensingClient } from '@standby-licensing/sdk';
 import { createFileLeaseStore } from '@standby-licensing/sdk/node';
-import { createLyingNetwork, fetchReal, rewrite } from '@test/helpers/lying-network.js';
+import { createLyingNetwork, fetchReal, offline, rewrite } from '@test/helpers/lying-network.js';
 import {
   clearFaults,
   clientFor,
@@ -17,6 +17,7 @@ import {
   setMainFault,
   startMockLicensing,
 } from '@test/helpers/mock-licensing.js';
+import { rejection } from '@test/helpers/rejection.js';
 import { readStoreFile } from '@test/helpers/store-documents.js';
 import { http } from 'msw';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -38,17 +39,6 @@ afterAll(async () => {
   await mock.close();
   await rm(folder, { recursive: true, force: true });
 });
-
-const offline: typeof fetch = async (input) => {
-  throw new Error(`no network offline: ${String(input)}`);
-};
-
-function rejection(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then(
-    (value) => new Error(`resolved instead of rejecting: ${JSON.stringify(value)?.slice(0, 300)}`),
-    (error: unknown) => error,
-  );
-}
 
 /** pc-1 checks ItemA out on main and ItemB on the standby into its own lease store file. */
 async function leasesOfPc1(name: string) {

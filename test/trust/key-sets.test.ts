@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LicensingClientOptions } from '@standby-licensing/sdk';
 import { createFileLeaseStore } from '@standby-licensing/sdk/node';
-import { createLyingNetwork, fetchReal, rewrite } from '@test/helpers/lying-network.js';
+import { createLyingNetwork, fetchReal, offline, rewrite } from '@test/helpers/lying-network.js';
 import {
   clearFaults,
   clientFor,
@@ -18,6 +18,7 @@ import {
   setMainFault,
   startMockLicensing,
 } from '@test/helpers/mock-licensing.js';
+import { rejection } from '@test/helpers/rejection.js';
 import { readStoreFile, writeStoreFile } from '@test/helpers/store-documents.js';
 import { createTestCa, createTestSigningKey } from '@test/helpers/test-pki.js';
 import { http } from 'msw';
@@ -49,17 +50,6 @@ afterAll(async () => {
   await mock.close();
   await rm(folder, { recursive: true, force: true });
 });
-
-const offline: typeof fetch = async (input) => {
-  throw new Error(`no network offline: ${String(input)}`);
-};
-
-function rejection(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then(
-    (value) => new Error(`resolved instead of rejecting: ${JSON.stringify(value)?.slice(0, 300)}`),
-    (error: unknown) => error,
-  );
-}
 
 function storePath(): string {
   files += 1;

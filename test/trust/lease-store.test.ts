@@ -16,6 +16,7 @@ import {
   type LicensingClientOptions,
 } from '@standby-licensing/sdk';
 import { createFileLeaseStore } from '@standby-licensing/sdk/node';
+import { offline } from '@test/helpers/lying-network.js';
 import {
   clearFaults,
   clientFor,
@@ -23,6 +24,7 @@ import {
   setMainFault,
   startMockLicensing,
 } from '@test/helpers/mock-licensing.js';
+import { rejection } from '@test/helpers/rejection.js';
 import { hmacSealing } from '@test/helpers/sealing.js';
 import {
   readStoreFile,
@@ -43,17 +45,6 @@ afterAll(async () => {
   await mock.close();
   await rm(folder, { recursive: true, force: true });
 });
-
-const offline: typeof fetch = async (input) => {
-  throw new Error(`no network offline: ${String(input)}`);
-};
-
-function rejection(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then(
-    (value) => new Error(`resolved instead of rejecting: ${JSON.stringify(value)?.slice(0, 300)}`),
-    (error: unknown) => error,
-  );
-}
 
 function storePath(): string {
   files += 1;

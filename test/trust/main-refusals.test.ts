@@ -21,6 +21,7 @@ import {
   setMainFault,
   startMockLicensing,
 } from '@test/helpers/mock-licensing.js';
+import { rejection } from '@test/helpers/rejection.js';
 import { HttpResponse, http } from 'msw';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
@@ -45,13 +46,6 @@ afterAll(async () => {
   await mock.close();
   await rm(folder, { recursive: true, force: true });
 });
-
-function rejection(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then(
-    (value) => new Error(`resolved instead of rejecting: ${JSON.stringify(value)?.slice(0, 300)}`),
-    (error: unknown) => error,
-  );
-}
 
 /** An ID token that expired an hour ago on the services' clock (minted two hours back). */
 async function expiredIdToken(): Promise<string> {

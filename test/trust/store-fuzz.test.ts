@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isLicensingError, type LicensingClientOptions } from '@standby-licensing/sdk';
 import { createFileLeaseStore } from '@standby-licensing/sdk/node';
+import { offline } from '@test/helpers/lying-network.js';
 import {
   clearFaults,
   clientFor,
@@ -35,10 +36,6 @@ let material: StoreMaterial;
 const genuine = new Map<string, string>();
 /** The time the property runs at: a minute after the checkouts. */
 let now: number;
-
-const offline: typeof fetch = async (input) => {
-  throw new Error(`no network offline: ${String(input)}`);
-};
 
 function clientOn(path: string, extra: Partial<LicensingClientOptions> = {}) {
   return clientFor(mock, {

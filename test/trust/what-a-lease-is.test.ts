@@ -9,7 +9,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createFileLeaseStore } from '@standby-licensing/sdk/node';
-import { createLyingNetwork, fetchReal, rewrite } from '@test/helpers/lying-network.js';
+import { createLyingNetwork, fetchReal, offline, rewrite } from '@test/helpers/lying-network.js';
 import {
   clientFor,
   closedPort,
@@ -18,6 +18,7 @@ import {
   mintIdToken,
   startMockLicensing,
 } from '@test/helpers/mock-licensing.js';
+import { rejection } from '@test/helpers/rejection.js';
 import { plantLeases, readStoreFile, writeStoreFile } from '@test/helpers/store-documents.js';
 import { http } from 'msw';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -38,17 +39,6 @@ afterAll(async () => {
   await mock.close();
   await rm(folder, { recursive: true, force: true });
 });
-
-const offline: typeof fetch = async (input) => {
-  throw new Error(`no network offline: ${String(input)}`);
-};
-
-function rejection(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then(
-    (value) => new Error(`resolved instead of rejecting: ${JSON.stringify(value)?.slice(0, 300)}`),
-    (error: unknown) => error,
-  );
-}
 
 /** A lease store file of its own for each test. */
 function storePath(): string {
