@@ -1,18 +1,9 @@
 import { closedPort } from '@test/helpers/mock-licensing.js';
+import { recordGlobalFetch } from '@test/helpers/networks/global-fetch.js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createDefaultFetch } from './network-fetch.js';
 
 const CA = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
-
-/** Replaces the global fetch with one that records its calls and answers 204. */
-function recordGlobalFetch() {
-  const calls: string[] = [];
-  vi.stubGlobal('fetch', async (input: RequestInfo | URL) => {
-    calls.push(String(input instanceof Request ? input.url : input));
-    return new Response(null, { status: 204 });
-  });
-  return calls;
-}
 
 describe('createDefaultFetch (the platform fence)', () => {
   afterEach(() => {
