@@ -37,7 +37,7 @@ import { verifyToken } from './verify-token.js';
  * the root certificates embedded in the app.
  *
  * @param options Validated once; an unknown or malformed option throws an `InvalidOptionError`
- *   (a `TypeError`) naming it. See {@link LicensingClientOptions} for every option with its unit
+ *   (code `INVALID_ARGUMENT`) naming it. See {@link LicensingClientOptions} for every option with its unit
  *   and default.
  * @returns A {@link LicensingClient}. Call `close()` when done.
  * @throws InvalidOptionError for a bad option.

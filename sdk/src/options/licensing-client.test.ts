@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { InvalidOptionError } from '../errors.js';
 import { DEFAULTS } from './defaults.js';
 import { type LicensingClientOptions, resolveLicensingClientOptions } from './licensing-client.js';
 
@@ -64,8 +65,8 @@ describe('resolveLicensingClientOptions', () => {
     ['fetch not a function', { fetch: 1 }, /`fetch`/],
     ['unknown event hook', { on: { failOver: () => {} } }, /Unknown option `on.failOver`/],
     ['logger without warn', { logger: {} }, /`logger.warn`/],
-  ])('rejects %s with a TypeError naming the option', (_name, patch, message) => {
-    expect(resolveWith(patch)).toThrow(TypeError);
+  ])('rejects %s with an InvalidOptionError naming the option', (_name, patch, message) => {
+    expect(resolveWith(patch)).toThrow(InvalidOptionError);
     expect(resolveWith(patch)).toThrow(message);
   });
 

@@ -5,6 +5,7 @@ import { option } from '../internal/validate-option.js';
 import type { IdTokenStore, LeaseStore, LicensingLogger, TrustedRoot } from '../types.js';
 import { DEFAULTS, MAX_GRACE_MS } from './defaults.js';
 import { resolveFetch, type TlsOptions } from './fetch-option.js';
+import { HARDWARE_TEXT_ADVICE, hardwareTextProblem } from './hardware-id.js';
 import { resolveIdTokenStore } from './id-token-source.js';
 import { resolveServiceUrl } from './service-url.js';
 
@@ -136,9 +137,12 @@ export interface LicensingClientOptions {
   auth: LicensingAuthOptions;
   failover?: FailoverOptions;
   trust: TrustOptions;
-  /** Hardware id echoed in leases (`hw`). Default: none. */
+  /**
+   * Hardware id echoed in leases (`hw`), which binds every lease to this device: at most 256
+   * characters, no `;` and no control character. Default: none (leases bound to nothing).
+   */
   hardwareId?: string;
-  /** Hardware label sent as `hw=<id>;name=<label>`. Default: none. */
+  /** Hardware label sent as `hw=<id>;name=<label>`; the same rules as `hardwareId`. Default: none. */
   hardwareName?: string;
   /** App version echoed in leases (`version`). Default: none. */
   version?: string;
@@ -463,6 +467,16 @@ function resolveHooks(value: unknown): LicensingEventHooks {
   return hooks as LicensingEventHooks;
 }
 
+/** A hardware id or label the wire carries whole (see `hardware-id.ts`), or undefined. */
+function resolveHardwareText(name: string, value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  const problem = hardwareTextProblem(value);
+  if (problem !== undefined) {
+    option.fail(name, `\`${name}\` ${problem}. ${HARDWARE_TEXT_ADVICE}`);
+  }
+  return value as string;
+}
+
 function resolveLeaseStore(value: unknown): LeaseStore | undefined {
   if (value === undefined) return undefined;
   const store = option.object('leaseStore', value);
@@ -473,8 +487,8 @@ function resolveLeaseStore(value: unknown): LeaseStore | undefined {
 }
 
 /**
- * Applies {@link DEFAULTS} and validates every option once. Throws an `InvalidOptionError` (a
- * `TypeError`) naming the offending option (unknown keys included), so a typo fails at
+ * Applies {@link DEFAULTS} and validates every option once. Throws an `InvalidOptionError` (code
+ * `INVALID_ARGUMENT`) naming the offending option (unknown keys included), so a typo fails at
  * start-up, not mid-outage.
  */
 export function resolveLicensingClientOptions(
@@ -492,8 +506,8 @@ export function resolveLicensingClientOptions(
     failover: resolveFailover(o.failover),
     trust,
     signingKeyId: trust.rootCertificates.find((root) => root.keyId !== undefined)?.keyId,
-    hardwareId: option.string('hardwareId', o.hardwareId),
-    hardwareName: option.string('hardwareName', o.hardwareName),
+    hardwareId: resolveHardwareText('hardwareId', o.hardwareId),
+    hardwareName: resolveHardwareText('hardwareName', o.hardwareName),
     version: option.string('version', o.version),
     names: resolveNames(o.names),
     leaseStore: resolveLeaseStore(o.leaseStore),
