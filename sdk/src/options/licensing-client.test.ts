@@ -22,12 +22,41 @@ describe('resolveLicensingClientOptions', () => {
     expect(resolved.names).toEqual(DEFAULTS.names);
     expect(resolved.mainUrl).toBe('https://main.example');
     expect(resolved.standbyUrl).toBe('https://standby.example/v1');
-    expect(resolved.signingKeyId).toBe('k2');
+    expect(resolved.signingKeyIds).toEqual(['k2', 'k3']);
     expect(resolved.auth.kind).toBe('idToken');
+  });
+
+  it("takes each root's service, and never a key id of main's root for the standby", () => {
+    const resolved = resolveLicensingClientOptions({
+      ...base,
+      trust: {
+        rootCertificates: [
+          { pem: PEM, keyId: 'main-key', service: 'main' },
+          { pem: PEM, keyId: 'standby-key', service: 'standby' },
+          { pem: PEM, keyId: 'either' },
+          { pem: PEM, keyId: 'standby-key' },
+        ],
+      },
+    });
+    expect(resolved.signingKeyIds).toEqual(['standby-key', 'either']);
+    expect(resolved.trust.rootCertificates.map((root) => root.service)).toEqual([
+      'main',
+      'standby',
+      undefined,
+      undefined,
+    ]);
+    expect(resolveWith({ trust: { rootCertificates: [{ pem: PEM }] } })().signingKeyIds).toEqual(
+      [],
+    );
   });
 
   it.each([
     ['unknown top-level key', { mainURL: 'x' }, /Unknown option `mainURL`/],
+    [
+      'a root for another service',
+      { trust: { rootCertificates: [{ pem: PEM, service: 'backup' }] } },
+      /`trust.rootCertificates\[0\].service`/,
+    ],
     ['bad mainUrl', { mainUrl: 'not a url' }, /`mainUrl`/],
     ['ftp standbyUrl', { standbyUrl: 'ftp://x' }, /`standbyUrl`/],
     ['auth without scheme', { auth: {} }, /`auth`/],

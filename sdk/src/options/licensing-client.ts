@@ -99,8 +99,10 @@ export interface BreakerOptions {
 /** Root certificates embedded in the app that every lease must chain to. */
 export interface TrustOptions {
   /**
-   * At least one root. A root with `keyId` makes the client send `Service-SigningKeyId` (the
-   * first root carrying one) so the standby signs with the key of that root.
+   * At least one root (`{ pem, keyId?, service? }`, as `embed-root` writes them). The client sends
+   * the standby `Service-SigningKeyId` with the `keyId` of the first root not for `'main'`, so the
+   * standby signs with the key of that root; should the standby not know it
+   * (`unknown_signing_key`), the next such root's `keyId` is sent.
    */
   rootCertificates: TrustedRoot[];
   /**
@@ -215,8 +217,11 @@ export interface ResolvedLicensingClientOptions {
     clockToleranceMs: number;
     unknownKidCooldownMs: number;
   };
-  /** Key id sent in the signing-key header to the standby, from the first root carrying one. */
-  signingKeyId: string | undefined;
+  /**
+   * Key ids the signing-key header may name to the standby, in order: the `keyId`s of the roots
+   * not for main.
+   */
+  signingKeyIds: string[];
   hardwareId: string | undefined;
   hardwareName: string | undefined;
   version: string | undefined;
@@ -419,12 +424,20 @@ function resolveTrust(value: unknown): ResolvedLicensingClientOptions['trust'] {
   const rootCertificates = (roots as unknown[]).map((root, i): TrustedRoot => {
     const name = `trust.rootCertificates[${i}]`;
     const r = option.object(name, root);
-    option.knownKeys(name, r, ['pem', 'keyId']);
+    option.knownKeys(name, r, ['pem', 'keyId', 'service']);
     if (typeof r.pem !== 'string' || !r.pem.includes('-----BEGIN CERTIFICATE-----')) {
       option.fail(`${name}.pem`, `Expected \`${name}.pem\` to be a PEM certificate`);
     }
     const keyId = option.string(`${name}.keyId`, r.keyId);
-    return keyId === undefined ? { pem: r.pem as string } : { pem: r.pem as string, keyId };
+    const service =
+      r.service === undefined
+        ? undefined
+        : option.oneOf(`${name}.service`, r.service, ['main', 'standby'], 'standby');
+    return {
+      pem: r.pem as string,
+      ...(keyId === undefined ? {} : { keyId }),
+      ...(service === undefined ? {} : { service }),
+    };
   });
   const d = DEFAULTS.trust;
   return {
@@ -440,6 +453,14 @@ function resolveTrust(value: unknown): ResolvedLicensingClientOptions['trust'] {
       d.unknownKidCooldownMs,
     ),
   };
+}
+
+/** The key ids the standby may be asked to sign with: of the roots not for main, in order. */
+function signingKeyIdsOf(roots: readonly TrustedRoot[]): string[] {
+  const ids = roots.flatMap((root) =>
+    root.keyId !== undefined && root.service !== 'main' ? [root.keyId] : [],
+  );
+  return [...new Set(ids)];
 }
 
 function resolveNames(value: unknown): Required<WireNameOptions> {
@@ -505,7 +526,7 @@ export function resolveLicensingClientOptions(
     auth: resolveAuth(o.auth),
     failover: resolveFailover(o.failover),
     trust,
-    signingKeyId: trust.rootCertificates.find((root) => root.keyId !== undefined)?.keyId,
+    signingKeyIds: signingKeyIdsOf(trust.rootCertificates),
     hardwareId: resolveHardwareText('hardwareId', o.hardwareId),
     hardwareName: resolveHardwareText('hardwareName', o.hardwareName),
     version: option.string('version', o.version),
