@@ -131,9 +131,15 @@ export type TokenInvalidReason =
  * Why a lease store cannot be trusted (`LEASE_STORE_INVALID`): `unreadable` (an I/O error; it is
  * read again before the next write, never overwritten), `malformed` (not a lease store document),
  * `edited` (its time mark is missing, out of range or earlier than a lease it holds), `sealed`
- * (`unseal` refused its text).
+ * (`unseal` refused its text), `unwritable` (a save failed: the app keeps working on the leases
+ * it holds, and the next change tries again).
  */
-export type LeaseStoreInvalidReason = 'unreadable' | 'malformed' | 'edited' | 'sealed';
+export type LeaseStoreInvalidReason =
+  | 'unreadable'
+  | 'malformed'
+  | 'edited'
+  | 'sealed'
+  | 'unwritable';
 
 /**
  * A lease token failed verification (code `TOKEN_INVALID`); `reason` says which check failed.

@@ -46,6 +46,7 @@ export {
 export { createMemoryIdTokenStore } from './auth/memory-id-token-store.js';
 export { canonicalPublicKeyPem, computeServiceKeyHash } from './auth/service-key-hash.js';
 export { createLicensingClient } from './client/create-licensing-client.js';
+export type { LeaseKeeper, LeaseKeeperOptions } from './client/lease-keeper.js';
 export type {
   LicensingClient,
   LicensingStatus,
@@ -75,7 +76,6 @@ export type {
   RootExpiringEvent,
   RootExpiringInfo,
 } from './client-hooks.js';
-export type { LeaseKeeper, LeaseKeeperOptions } from './lease/lease-keeper.js';
 export {
   createLeaseVerifier,
   type LeaseVerifier,

@@ -1,12 +1,12 @@
 // Test support for unit tests of the client's trust steps (sdk/src/client/accept-token.ts,
-// trusted-keys.ts): a ClientContext with the real clock, key sources and lease state on the fake
+// client-keys.ts): a ClientContext with the real clock, key sources and lease state on the fake
 // services' root (test/helpers/fake-licensing.ts), and a transport that answers JWK set requests
 // from a script. Operations that route through the strategy are not wired: these steps never do.
 import { vi } from 'vitest';
 import type { ClientContext } from '../../sdk/src/client/client-context.js';
+import { createClientKeys } from '../../sdk/src/client/client-keys.js';
 import { createLeaseState } from '../../sdk/src/lease/lease-state.js';
 import { createMemoryLeaseStore } from '../../sdk/src/lease/memory-lease-store.js';
-import { createServiceKeys } from '../../sdk/src/lease/service-keys.js';
 import { createTrustedClock } from '../../sdk/src/lease/trusted-clock.js';
 import { parseTrustedRoots } from '../../sdk/src/lease/trusted-roots.js';
 import type { LicensingTransport } from '../../sdk/src/transport/licensing-transport.js';
@@ -25,6 +25,8 @@ export interface TrustContextOptions {
   jwks?: Partial<Record<LicensingService, unknown>>;
   /** The services' time (ms) the JWK set answers show, as a `Date` header would. Default none. */
   serviceTime?: number;
+  /** The monotonic clock, in ms (a mutable holder). Default: one that stands still at 0. */
+  monotonic?: { now: number };
 }
 
 /**
@@ -33,15 +35,12 @@ export interface TrustContextOptions {
  */
 export function trustContext(options: TrustContextOptions) {
   const toleranceMs = options.toleranceMs ?? 60_000;
-  const clock = createTrustedClock({ now: () => options.local.now, toleranceMs });
-  const anchors = parseTrustedRoots([fakeServices.trustedRoot]);
-  const cooldownMs = options.cooldownMs ?? 30_000;
-  const keys = {
-    main: createServiceKeys({ service: 'main', anchors, cooldownMs }),
-    standby: createServiceKeys({ service: 'standby', anchors, cooldownMs }),
-  };
-  const store = options.store ?? createMemoryLeaseStore();
-  const state = createLeaseState({ store, clock, keys, toleranceMs, logger: undefined });
+  const monotonic = options.monotonic ?? { now: 0 };
+  const clock = createTrustedClock({
+    now: () => options.local.now,
+    monotonic: () => monotonic.now,
+    toleranceMs,
+  });
   const jwks = { ...fakeServices.jwks, ...options.jwks };
   const request = vi.fn(async (service: LicensingService, req: { path: string }) => {
     if (req.path !== '/.well-known/jwks.json') throw new Error(`unexpected request ${req.path}`);
@@ -49,14 +48,25 @@ export function trustContext(options: TrustContextOptions) {
     if (answer instanceof Error) throw answer;
     return { value: answer, serviceTime: options.serviceTime };
   });
+  const transport = { request } as unknown as LicensingTransport;
+  const keys = createClientKeys({
+    transport,
+    clock,
+    anchors: parseTrustedRoots([fakeServices.trustedRoot]),
+    mainUrl: 'http://main.test',
+    standbyUrl: 'http://standby.test',
+    cooldownMs: options.cooldownMs ?? 30_000,
+    attemptTimeoutMs: 5_000,
+  });
+  const store = options.store ?? createMemoryLeaseStore();
+  const state = createLeaseState({ store, clock, keys, toleranceMs, logger: undefined });
   const context = {
-    transport: { request } as unknown as LicensingTransport,
+    transport,
     keys,
     clock,
     state,
     hardwareId: options.hardwareId,
     toleranceMs,
-    jwksFetches: new Map(),
   } as unknown as ClientContext;
   return { context, request, keys, clock, state, store };
 }

@@ -1,7 +1,9 @@
-// How operations accept tokens (DECISIONS.md "Lease trust (third wave)"): a fresh answer is
-// judged on the services' time (its Date, else its own iat within 24 h), a kept lease on the
-// corrected local clock, the clock learns from verified answers, and an accepted kept lease
-// raises the time mark. Real keys and signatures; the local clock is injected.
+// How operations accept tokens (DECISIONS.md "Lease trust (third wave)", "Trust while the app
+// runs (fourth wave)"): a fresh answer is judged on the services' time (its Date where it agrees
+// with the token's signed iat, else that iat, within 24 h of the clock), never earlier than the
+// running time; a kept lease on the trusted time; the clock learns from verified answers, and an
+// accepted kept lease is held (the running time and the mark rise to it). Real keys and
+// signatures; the local and monotonic clocks are injected.
 import { trustContext } from '@test/helpers/client-context.js';
 import { fakeServices, signAs } from '@test/helpers/fake-licensing.js';
 import { describe, expect, it } from 'vitest';
@@ -65,17 +67,49 @@ describe('acceptFreshLease', () => {
     expect(request).toHaveBeenCalledTimes(1);
   });
 
-  it('judges on the answer Date: a local clock a day off changes nothing', async () => {
+  it("judges on the answer's Date where it agrees with the signed iat: a local clock a day off changes nothing", async () => {
     const { context } = trustContext({ local: { now: T0 - 23 * HOUR } });
     const token = signAs('main', leaseClaims());
     await expect(
       acceptFreshLease(context, 'main', token, 'ItemA', { serviceTime: T0 }, undefined),
     ).resolves.toMatchObject({ lic: 'L1' });
-    // The Date decides even when the token's own iat would pass.
-    const stale = { serviceTime: T0 + 9 * HOUR };
+    // A Date 40 s after the iat agrees with it, so it is the time judged at: a token whose exp
+    // lies 30 s before its iat has expired by then (beyond the tolerance), not at the iat.
+    const odd = signAs('main', leaseClaims(S0, { exp: S0 - 30 }));
+    const at = (date: number) =>
+      acceptFreshLease(context, 'main', odd, 'ItemA', { serviceTime: date }, undefined);
+    expect((await refusal(at(T0 + 40_000))).reason).toBe('expired');
+    await expect(at(T0)).resolves.toBeDefined();
+  });
+
+  it("takes the signed iat where the answer's Date disagrees with it: a proxy's wrong clock refuses nothing", async () => {
+    const { context } = trustContext({ local: { now: T0 } });
+    const token = signAs('main', leaseClaims());
+    for (const date of [T0 + 9 * HOUR, T0 - HOUR, T0 - 2 * 60_000, 0]) {
+      await expect(
+        acceptFreshLease(context, 'main', token, 'ItemA', { serviceTime: date }, undefined),
+      ).resolves.toMatchObject({ lic: 'L1' });
+    }
+  });
+
+  it('never judges a fresh answer earlier than the running time: a replayed old answer is old', async () => {
+    const monotonic = { now: 0 };
+    const { context, clock } = trustContext({ local: { now: T0 }, monotonic });
+    // A genuine answer at T0 anchors the running time; 9 hours of running pass.
+    clock.observeSigned(T0);
+    monotonic.now = 9 * HOUR;
+    const replayed = signAs('main', leaseClaims());
     expect(
-      (await refusal(acceptFreshLease(context, 'main', token, 'ItemA', stale, undefined))).reason,
+      (
+        await refusal(
+          acceptFreshLease(context, 'main', replayed, 'ItemA', { serviceTime: T0 }, undefined),
+        )
+      ).reason,
     ).toBe('expired');
+    const fresh = signAs('main', leaseClaims(S0 + 9 * 3600));
+    await expect(
+      acceptFreshLease(context, 'main', fresh, 'ItemA', { serviceTime: undefined }, undefined),
+    ).resolves.toBeDefined();
   });
 
   it('without a Date, judges on the token iat when it lies within 24 h of the clock, else on the clock', async () => {
@@ -165,21 +199,27 @@ describe('acceptFreshAnswer', () => {
         undefined,
       ),
     ).toEqual(release);
+    // A Date that disagrees with the signed iat (a proxy's clock) does not make it expired.
     const late = { serviceTime: T0 + 2 * HOUR };
-    expect((await refusal(acceptFreshAnswer(context, 'main', token, late, undefined))).reason).toBe(
-      'expired',
-    );
+    expect(await acceptFreshAnswer(context, 'main', token, late, undefined)).toEqual(release);
   });
 });
 
 describe('learnServiceTime', () => {
   const claims = (iat: number) => ({ iat, exp: iat + 3600 }) as LeaseClaims;
 
-  it('learns the services time from the answer Date first', () => {
+  it('learns the services time from the answer Date where it agrees with the latest iat', () => {
+    const { context, clock } = trustContext({ local: { now: T0 } });
+    learnServiceTime(context, { serviceTime: T0 + HOUR + 30_000 }, [claims(S0 + 3600)]);
+    expect(clock.offsetMs).toBe(HOUR + 30_000);
+    expect(clock.mark).toBe(T0 + HOUR + 30_000);
+  });
+
+  it("learns from the latest iat where the Date disagrees (a proxy's clock)", () => {
     const { context, clock } = trustContext({ local: { now: T0 } });
     learnServiceTime(context, { serviceTime: T0 + HOUR }, [claims(S0 + 7200)]);
-    expect(clock.offsetMs).toBe(HOUR);
-    expect(clock.mark).toBe(T0 + HOUR);
+    expect(clock.offsetMs).toBe(2 * HOUR);
+    expect(clock.mark).toBe(T0 + 2 * HOUR);
   });
 
   it('without a Date, learns from the latest iat of the verified tokens', () => {
@@ -205,7 +245,7 @@ describe('acceptKeptLease', () => {
   it('verifies a kept lease with the keys held, on the corrected clock, and raises the mark to it', async () => {
     const { context, keys, clock, request } = trustContext({ local: { now: T0 + HOUR } });
     keys.standby.restore(fakeServices.jwks.standby.keys);
-    clock.observe(T0 + 2 * HOUR);
+    clock.observeSigned(T0 + 2 * HOUR);
     const token = signAs('standby', leaseClaims());
     const accepted = await acceptKeptLease(context, 'standby', token, 'ItemA', false);
     expect(accepted).toEqual({ item: 'ItemA', claims: leaseClaims() });

@@ -15,7 +15,7 @@ import type { LicensingService } from '../types.js';
 export interface ClientContext {
   strategy: FailoverStrategy;
   transport: LicensingTransport;
-  /** Each service's trusted signing keys (the key source handed to `verifyLease`). */
+  /** Each service's key source: its trusted keys, fetched when a `kid` is missing. */
   keys: Record<LicensingService, ServiceKeys>;
   /** The one clock: local time, the services' offset and the rising time mark. */
   clock: TrustedClock;
@@ -30,6 +30,4 @@ export interface ClientContext {
   hardwareId: string | undefined;
   /** Clock difference allowed on `exp`, `nbf`, `iat` and certificate dates, in ms. */
   toleranceMs: number;
-  /** JWK set fetches in flight, one per service, shared by the calls that need it. */
-  jwksFetches: Map<LicensingService, Promise<void>>;
 }

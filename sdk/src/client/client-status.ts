@@ -3,15 +3,25 @@
 // clock, the service it routes to, whether its last exchange reached a service, and its last
 // error. `client.has`, `client.status` and `client.subscribe` read it.
 import type { LicensingEventHub } from '../client-hooks.js';
-import { ApiResponseError, isLicensingError, type LicensingError } from '../errors.js';
+import {
+  ApiResponseError,
+  isLicensingError,
+  type LeaseStoreInvalidError,
+  type LicensingError,
+} from '../errors.js';
 import { argument } from '../internal/validate-option.js';
 import type { Lease, LicensingLogger, LicensingService } from '../types.js';
 import type { LicensingStatus } from './licensing-client.js';
+import { MARK_INTERVAL_MS, type UseMark } from './use-mark.js';
 
 /** What {@link createClientStatus} reads: plain values of the client, passed down. */
 export interface ClientStatusDeps {
-  /** The corrected clock (`TrustedClock.now`'s owner): leases expire on it. */
+  /** The trusted clock (`TrustedClock.now`'s owner): leases expire on it. */
   clock: { now(): number };
+  /** Told of every held lease found valid: the time mark follows use. */
+  useMark: UseMark;
+  /** The lease store's state: why its last save failed, if it did. */
+  store: { saveError(): LeaseStoreInvalidError | undefined };
   /** The failover strategy, for `activeService`. */
   strategy: { readonly activeService: LicensingService };
   /** The client's event hub: failover, failback and renewals change the status. */
@@ -76,7 +86,7 @@ function reachedBy(error: LicensingError): boolean | undefined {
  * status.has('ItemA'); // true
  */
 export function createClientStatus(deps: ClientStatusDeps): ClientStatus {
-  const { clock, strategy, events, logger } = deps;
+  const { clock, strategy, events, logger, useMark, store } = deps;
   let leases: readonly Lease[] = Object.freeze([]);
   let online = false;
   let lastError: LicensingError | undefined;
@@ -99,17 +109,28 @@ export function createClientStatus(deps: ClientStatusDeps): ClientStatus {
     }
   };
 
+  /**
+   * While leases are held, a tick at the earliest `exp` and at least every
+   * {@link MARK_INTERVAL_MS}: expired leases leave, and the time mark follows use even when the
+   * app asks nothing (timers count running time, so a sleep only delays a tick).
+   */
   const arm = () => {
     if (timer !== undefined) clearTimeout(timer);
     timer = undefined;
     if (closed || leases.length === 0) return;
     const first = Math.min(...leases.map(expiresAt));
-    const delay = Math.min(MAX_TIMER_MS, Math.max(0, first - clock.now()) + 1);
+    const delay = Math.min(MAX_TIMER_MS, MARK_INTERVAL_MS, Math.max(0, first - clock.now()) + 1);
     timer = setTimeout(() => {
       timer = undefined;
-      commit('now');
+      if (!commit('now')) arm();
     }, delay);
     (timer as { unref?: () => void }).unref?.();
+  };
+
+  /** A held lease is valid at `now`: the mark follows; a save it starts may change the status. */
+  const used = (now: number) => {
+    const saving = useMark.used(now);
+    if (saving) void saving.then(() => commit('now'));
   };
 
   /** Drops expired leases and replaces the snapshot when anything differs from it. */
@@ -118,18 +139,22 @@ export function createClientStatus(deps: ClientStatusDeps): ClientStatus {
     if (leases.some((lease) => expiresAt(lease) <= now)) {
       leases = Object.freeze(leases.filter((lease) => expiresAt(lease) > now));
     }
+    if (leases.length > 0 && !closed) used(now);
     const activeService = strategy.activeService;
+    const storeError = store.saveError();
     const changed =
       current.activeService !== activeService ||
       current.leases !== leases ||
       current.online !== online ||
-      current.lastError !== lastError;
+      current.lastError !== lastError ||
+      current.storeError !== storeError;
     if (!changed) return false;
     current = Object.freeze({
       activeService,
       leases,
       online,
       ...(lastError === undefined ? {} : { lastError }),
+      ...(storeError === undefined ? {} : { storeError }),
     });
     arm();
     // Inside `status()` (React's render), listeners are told after the current task's code.
@@ -172,7 +197,9 @@ export function createClientStatus(deps: ClientStatusDeps): ClientStatus {
         argument.fail('item', 'has() got no item name. Pass the name of a licensed item.');
       }
       const now = clock.now();
-      return leases.some((lease) => lease.item === item && expiresAt(lease) > now);
+      const valid = leases.some((lease) => lease.item === item && expiresAt(lease) > now);
+      if (valid && !closed) used(now);
+      return valid;
     },
     snapshot() {
       commit('later');

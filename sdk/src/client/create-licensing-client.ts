@@ -4,12 +4,10 @@ import { createEventHub } from '../client-hooks.js';
 import { LicensingError } from '../errors.js';
 import { createStrategyA } from '../failover/strategy-a.js';
 import { createStrategyB } from '../failover/strategy-b.js';
-import { createLeaseKeeper, type LeaseKeeper } from '../lease/lease-keeper.js';
 import { createLeaseState } from '../lease/lease-state.js';
 import { createMemoryLeaseStore } from '../lease/memory-lease-store.js';
-import { createServiceKeys } from '../lease/service-keys.js';
 import { createTrustedClock } from '../lease/trusted-clock.js';
-import { anchorsFor, parseTrustedRoots, watchRootExpiry } from '../lease/trusted-roots.js';
+import { parseTrustedRoots, watchRootExpiry } from '../lease/trusted-roots.js';
 import { resolveCloseOptions } from '../options/app-integration.js';
 import {
   type LicensingClientOptions,
@@ -17,18 +15,18 @@ import {
   resolveLicensingClientOptions,
 } from '../options/licensing-client.js';
 import { createLicensingTransport } from '../transport/licensing-transport.js';
-import type { CallOptions, Lease, LicensingService } from '../types.js';
-import { checkout, reissue } from './checkout.js';
+import type { Lease } from '../types.js';
 import { checkoutProducts } from './checkout-products.js';
 import type { ClientContext } from './client-context.js';
+import { createClientKeys } from './client-keys.js';
 import { createClientStatus } from './client-status.js';
-import { embedHint } from './embed-hint.js';
+import { createHeldOperations } from './held-operations.js';
+import { createLeaseKeeper, type LeaseKeeper } from './lease-keeper.js';
 import type { LicensingClient } from './licensing-client.js';
 import { observeStore } from './observed-store.js';
 import { preflight } from './preflight.js';
-import { type ReleaseOptions, release } from './release.js';
-import { renew } from './renew.js';
 import { restore } from './restore.js';
+import { createUseMark } from './use-mark.js';
 import { verifyToken } from './verify-token.js';
 
 /**
@@ -73,10 +71,11 @@ export interface ClientOverrides {
 }
 
 /**
- * Wires a client from resolved options: event hub → clock → key sources and lease state →
- * credentials → transport → strategy → the operations. Nothing here hands a closure down:
- * every part receives plain values, and a checkout flows client → failover → transport → lease
- * and back up by return values.
+ * Wires a client from resolved options: event hub → clock → credentials → transport → each
+ * service's key source (loading its JWK set through the transport) and the lease state →
+ * strategy → the operations. A checkout flows client → failover → transport → lease and back up
+ * by return values; the key sources' loader is the one function handed down (as jose's remote
+ * JWK set takes its fetch).
  */
 export function assembleLicensingClient(
   options: ResolvedLicensingClientOptions,
@@ -90,23 +89,6 @@ export function assembleLicensingClient(
     events.emit('rootExpiring', info),
   );
   watchRoots();
-  const keysOf = (service: LicensingService) =>
-    createServiceKeys({
-      service,
-      anchors: anchorsFor(anchors, service),
-      cooldownMs,
-      embedHint: embedHint(service, options),
-    });
-  const keys = { main: keysOf('main'), standby: keysOf('standby') };
-  // Observed so that preflight can tell whether a write reached the store.
-  const store = observeStore(options.leaseStore ?? createMemoryLeaseStore());
-  const state = createLeaseState({
-    store,
-    clock,
-    keys,
-    toleranceMs,
-    logger: options.logger,
-  });
   const credentials = createCredentials({
     auth: options.auth,
     names: options.names,
@@ -125,6 +107,24 @@ export function assembleLicensingClient(
     signingKeyIdHeader: options.names.signingKeyIdHeader,
     signingKeyIds: options.signingKeyIds,
     credentials,
+  });
+  const keys = createClientKeys({
+    transport,
+    clock,
+    anchors,
+    mainUrl: options.mainUrl,
+    standbyUrl: options.standbyUrl,
+    cooldownMs,
+    attemptTimeoutMs: options.failover.attemptTimeoutMs,
+  });
+  // Observed so that preflight can tell whether a write reached the store.
+  const store = observeStore(options.leaseStore ?? createMemoryLeaseStore());
+  const state = createLeaseState({
+    store,
+    clock,
+    keys,
+    toleranceMs,
+    logger: options.logger,
   });
   const strategyDeps = {
     failover: options.failover,
@@ -152,24 +152,21 @@ export function assembleLicensingClient(
     standbyUrl: options.standbyUrl,
     hardwareId: options.hardwareId,
     toleranceMs,
-    jwksFetches: new Map(),
   };
 
-  // What the client holds (leases, service, last error), fed by every operation below.
-  const status = createClientStatus({ clock, strategy, events, logger: options.logger });
+  // What the client holds (leases, service, last error), fed by every operation below; the time
+  // mark follows its use.
+  const useMark = createUseMark({ clock, state });
+  const status = createClientStatus({
+    clock,
+    strategy,
+    events,
+    logger: options.logger,
+    useMark,
+    store: state,
+  });
+  const tracked = createHeldOperations(context, status);
   const held = { held: (result: { leases: Lease[] }) => result.leases };
-  const tracked = {
-    checkout: (items: Parameters<typeof checkout>[1], o?: CallOptions) =>
-      status.track(checkout(context, items, o), held),
-    renew: (lease: Lease, o?: CallOptions) => status.track(renew(context, lease, o)),
-    reissue: (lease: Lease, o?: CallOptions) => status.track(reissue(context, lease, o), held),
-    release: (leases: Lease | readonly Lease[], o?: ReleaseOptions) => {
-      const list = (Array.isArray(leases) ? leases : [leases]) as readonly Lease[];
-      // The app is done with them whatever the services answer.
-      status.drop(list.map((lease) => lease?.leaseId));
-      return status.track(release(context, list, o));
-    },
-  };
 
   const keepers = new Set<LeaseKeeper>();
   let closed = false;
@@ -249,14 +246,7 @@ export function assembleLicensingClient(
     keepAlive(leases, keeperOptions = {}) {
       open();
       const keeper = createLeaseKeeper(
-        {
-          renew: tracked.renew,
-          reissue: tracked.reissue,
-          release: tracked.release,
-          events,
-          now: options.now,
-          random: options.random,
-        },
+        { operations: tracked, events, clock, random: options.random },
         keeperOptions,
       );
       keepers.add(keeper);
@@ -299,6 +289,9 @@ export function assembleLicensingClient(
           const signal = resolved.signal;
           await Promise.allSettled(all.map((keeper) => keeper.close(signal ? { signal } : {})));
         }
+        // The time mark follows use to the end: a held lease valid now raises it, and it is saved.
+        status.held();
+        await useMark.flush();
         closed = true;
         strategy.close();
         events.clear();

@@ -1,6 +1,5 @@
 import type { LicensingEvents } from '../client-hooks.js';
-import type { LicensingError } from '../errors.js';
-import type { LeaseKeeper, LeaseKeeperOptions } from '../lease/lease-keeper.js';
+import type { LeaseStoreInvalidError, LicensingError } from '../errors.js';
 import type { CloseOptions } from '../options/app-integration.js';
 import type {
   CallOptions,
@@ -9,6 +8,7 @@ import type {
   Lease,
   LicensingService,
 } from '../types.js';
+import type { LeaseKeeper, LeaseKeeperOptions } from './lease-keeper.js';
 
 /** Options of `client.verify`. */
 export interface VerifyOptions extends CallOptions {
@@ -69,6 +69,12 @@ export interface LicensingStatus {
   readonly online: boolean;
   /** The error of the last call that failed, until a later call succeeds. */
   readonly lastError?: LicensingError;
+  /**
+   * Why the lease store could not be written (`LEASE_STORE_INVALID`, reason `unwritable`), until
+   * a save succeeds. The app keeps working on the leases it holds meanwhile; an offline restart
+   * may lack what was not saved.
+   */
+  readonly storeError?: LeaseStoreInvalidError;
 }
 
 /** Which part of the setup a preflight check looks at. */

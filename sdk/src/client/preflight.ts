@@ -15,7 +15,6 @@ import { assertPathValidAt, ChainError } from '../lease/certificate-chain.js';
 import { peekClaims } from '../lease/lease-token.js';
 import type { VerifiedKey } from '../lease/signing-key-check.js';
 import { FailedAttempt } from '../transport/failed-attempt.js';
-import { requestJwks } from '../transport/jwks-request.js';
 import type { CallOptions, JwkSet, LicensingService } from '../types.js';
 import type { ClientContext } from './client-context.js';
 import { embedHint } from './embed-hint.js';
@@ -141,8 +140,6 @@ async function checkChain(
 ): Promise<PreflightCheck> {
   const url = service === 'main' ? setup.mainUrl : setup.standbyUrl;
   const keys = context.keys[service];
-  // As every operation does with a JWK set it fetched: trusted keys join the saved ones.
-  if (await keys.merge(jwks, context.clock.local())) await context.state.persist();
   const pinned = service === 'standby' ? context.transport.signingKeyId : undefined;
   const kid = signingKid(jwks, pinned);
   const hint = embedHint(service, setup);
@@ -153,18 +150,19 @@ async function checkChain(
       new TokenInvalidError('kid', `the ${service} service publishes no signing key`),
     );
   }
-  const key: VerifiedKey | undefined = keys.find(kid) ?? (await keys.trustKept(kid));
-  if (!key) {
-    const published = jwks.keys.some((jwk) => jwk.kid === kid);
-    if (!published) {
+  let key: VerifiedKey;
+  try {
+    key = await keys.keyFor(kid, { fetch: false });
+  } catch (error) {
+    if (!(error instanceof TokenInvalidError)) throw error;
+    if (!jwks.keys.some((jwk) => jwk.kid === kid)) {
       return failed(
         service,
         `The ${service} service at ${url} publishes no key ${kid}, the keyId of the embedded root: it signs with another key now. ${hint}`,
-        keys.refusal(kid),
+        error,
       );
     }
-    const refusal = keys.refusal(kid);
-    return failed(service, refusal.message, refusal);
+    return failed(service, error.message, error);
   }
   const root = key.validity.at(-1)?.subject ?? 'an embedded root';
   try {
@@ -195,7 +193,7 @@ async function checkMain(
 ): Promise<PreflightCheck> {
   let jwks: JwkSet;
   try {
-    ({ jwks } = await requestJwks(context.transport, 'main', signal));
+    jwks = { keys: await context.keys.main.refresh(signal) };
   } catch (error) {
     if (signal?.aborted) throw signal.reason;
     return unreachable('main', setup.mainUrl, error);
@@ -233,7 +231,7 @@ async function checkStandby(
   }
   let jwks: JwkSet;
   try {
-    ({ jwks } = await requestJwks(context.transport, 'standby', signal));
+    jwks = { keys: await context.keys.standby.refresh(signal) };
   } catch (error) {
     if (signal?.aborted) throw signal.reason;
     return unreachable('standby', url, error);

@@ -167,7 +167,7 @@ describe('createLeaseState', () => {
       });
       const { state, clock } = setup({ store });
       expect((await state.load()).trusted).toBe(false);
-      clock.observe(T0 + 5_000);
+      clock.observeSigned(T0 + 5_000);
       fail = false;
       expect(await state.load()).toEqual({ trusted: true });
       expect(clock.offsetMs).toBe(5_000);
@@ -175,7 +175,7 @@ describe('createLeaseState', () => {
       // A lower kept mark does not lower the services' time.
       const low = scriptedStore(async () => JSON.stringify(documentWith({ timeMark: T0 - HOUR })));
       const anchored = createTrustedClock({ now: () => T0, toleranceMs: TOLERANCE });
-      anchored.observe(T0);
+      anchored.observeSigned(T0);
       await setup({ store: low, clock: anchored }).state.load();
       expect(anchored.mark).toBe(T0);
     });
@@ -267,7 +267,7 @@ describe('createLeaseState', () => {
         standby: fakeKeys('standby', [{ kid: 's' }]),
       };
       const { state, store, clock } = setup({ keys });
-      clock.observe(T0 + 3_000);
+      clock.observeSigned(T0 + 3_000);
       const a = leaseOf('ItemA', 'J1');
       await state.remember([a]);
       expect(state.leases()).toEqual([saved(a)]);
@@ -448,7 +448,7 @@ describe('createLeaseState', () => {
       expect(offline.clock.mark).toBe(T0 + 10 * HOUR);
 
       const { state, clock, store } = setup();
-      clock.observe(T0);
+      clock.observeSigned(T0);
       await state.remember(entries);
       expect(state.leases().map((lease) => lease.item)).toEqual(['AtTheEdge', 'TextIat']);
       expect(clock.mark).toBe(T0 + TOLERANCE);
@@ -582,8 +582,13 @@ describe('createLeaseState', () => {
       const cert = parseCertificate(new x509.X509Certificate(pki.rootPem).rawData);
       const anchors = [{ cert, der: cert.der }];
       keys = {
-        main: createServiceKeys({ service: 'main', anchors, cooldownMs: 30_000 }),
-        standby: createServiceKeys({ service: 'standby', anchors, cooldownMs: 30_000 }),
+        main: createServiceKeys({ service: 'main', anchors, cooldownMs: 30_000, now: () => T0 }),
+        standby: createServiceKeys({
+          service: 'standby',
+          anchors,
+          cooldownMs: 30_000,
+          now: () => T0,
+        }),
       };
       return keys;
     }
@@ -602,8 +607,8 @@ describe('createLeaseState', () => {
         main: [pki.signingKey.jwk],
         standby: [pki.signingKey.jwk],
       });
-      expect(await keys.main.trustKept(pki.kid)).toBeDefined();
-      expect(await keys.standby.trustKept(pki.kid)).toBeDefined();
+      expect(await keys.main.keyFor(pki.kid, { fetch: false })).toBeDefined();
+      expect(await keys.standby.keyFor(pki.kid, { fetch: false })).toBeDefined();
       await state.persist();
       expect((await documentIn(store)).keys.main).toEqual([pki.signingKey.jwk]);
     });

@@ -45,6 +45,14 @@ export interface LeaseState {
   discard(tokens: readonly string[]): Promise<void>;
   /** Writes the keys and the clock as they are now. */
   persist(): Promise<void>;
+  /** The time mark the store holds: of the last document read or written, in ms. */
+  savedMark(): number;
+  /**
+   * Why the last save failed (`LEASE_STORE_INVALID`, reason `unwritable`), until a save succeeds;
+   * undefined while saves succeed. A failed save never fails a call: it is reported here and
+   * through the logger.
+   */
+  saveError(): LeaseStoreInvalidError | undefined;
 }
 
 function leaseIdOf(token: string): string | undefined {
@@ -67,6 +75,8 @@ function messageOf(error: unknown): string {
 export function createLeaseState(deps: LeaseStateDeps): LeaseState {
   const { store, clock, keys, toleranceMs, logger } = deps;
   let leases: SavedLease[] = [];
+  let savedMark = 0;
+  let saveError: LeaseStoreInvalidError | undefined;
   let status: StoreStatus | undefined;
   let reading: Promise<StoreStatus> | undefined;
   let writing: Promise<void> = Promise.resolve();
@@ -81,6 +91,7 @@ export function createLeaseState(deps: LeaseStateDeps): LeaseState {
       if (error instanceof LeaseStoreInvalidError) return { trusted: false, error };
       throw error;
     }
+    savedMark = document.timeMark;
     const held = new Set(leases.map((lease) => leaseIdOf(lease.token)));
     leases = [...document.leases.filter((lease) => !held.has(leaseIdOf(lease.token))), ...leases];
     keys.main.restore(document.keys.main);
@@ -189,11 +200,21 @@ export function createLeaseState(deps: LeaseStateDeps): LeaseState {
       logger?.warn('the lease store is still unreadable: not overwriting it', current.error);
       return;
     }
+    const text = snapshot();
+    // The mark the text holds (the snapshot raised the clock's to cover every lease's iat).
+    const written = clock.mark;
     try {
-      await store.save(snapshot());
+      await store.save(text);
       status = { trusted: true };
+      savedMark = written;
+      saveError = undefined;
     } catch (error) {
       logger?.warn('the lease store could not save', error);
+      saveError = new LeaseStoreInvalidError(
+        'unwritable',
+        `The lease store could not be written (${messageOf(error)}); the app keeps the leases it holds and the next change tries again. Check that the app may write where leaseStore keeps its state.`,
+        { cause: error },
+      );
     }
   };
 
@@ -226,5 +247,7 @@ export function createLeaseState(deps: LeaseStateDeps): LeaseState {
         leases = leases.filter((lease) => !gone.has(lease.token));
       }),
     persist: () => change(() => {}),
+    savedMark: () => savedMark,
+    saveError: () => saveError,
   };
 }

@@ -93,7 +93,7 @@ describe('createLeaseVerifier', () => {
     const token = await pki.signLease(lease());
     const claims = await verifier.verify(token, { service: 'standby', item: 'ItemA' });
     expect(claims).toMatchObject({ ItemA: true, lic: 'L1', jti: 'J1', iat: T0 / 1000 });
-    expect(loadJwks).toHaveBeenCalledWith('standby');
+    expect(loadJwks).toHaveBeenCalledWith('standby', expect.any(AbortSignal));
   });
 
   it('verifies a chain through an intermediate, and one that ends below the root', async () => {
@@ -270,16 +270,28 @@ describe('createLeaseVerifier', () => {
     expect(loadJwks).toHaveBeenCalledTimes(2);
   });
 
-  it('re-checks a refused kid at once when a newer JWK set was loaded meanwhile', async () => {
+  it('fetches once per cooldown whatever the kid: a refused kid and another both wait for it', async () => {
+    let at = T0;
     let jwks: JwkSet = { keys: [{ ...foreign.jwk, kid: pki.kid }] };
     const loadJwks = vi.fn(async () => jwks);
-    const verifier = createLeaseVerifier({ roots: [pki.trustedRoot], loadJwks, now });
+    const verifier = createLeaseVerifier({
+      roots: [pki.trustedRoot],
+      loadJwks,
+      now: () => at,
+      unknownKidCooldownMs: 30_000,
+    });
     const token = await pki.signLease(lease());
     expect((await refusal(verifier.verify(token, { service: 'main' }))).reason).toBe('chain');
 
-    // Another kid's miss loads the corrected set; the refused kid is judged on it at once.
+    // Within the cooldown another kid is refused without a fetch, however new it is.
     jwks = jwksOf(pki.signingKey, otherUnderRoot);
-    await verifier.verify(await otherUnderRoot.sign(lease()), { service: 'main' });
+    const other = await otherUnderRoot.sign(lease());
+    expect((await refusal(verifier.verify(other, { service: 'main' }))).reason).toBe('kid');
+    expect(loadJwks).toHaveBeenCalledTimes(1);
+
+    // Once it has passed, one fetch brings the corrected set; the refused kid is judged on it.
+    at += 30_000;
+    await expect(verifier.verify(other, { service: 'main' })).resolves.toMatchObject({ lic: 'L1' });
     await expect(verifier.verify(token, { service: 'main' })).resolves.toMatchObject({ lic: 'L1' });
     expect(loadJwks).toHaveBeenCalledTimes(2);
   });

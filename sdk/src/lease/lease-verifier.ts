@@ -1,4 +1,3 @@
-import { abortable } from '../internal/abortable.js';
 import {
   type LeaseVerifierOptions,
   resolveLeaseVerifierOptions,
@@ -65,42 +64,29 @@ export function createLeaseVerifier(options: LeaseVerifierOptions): LeaseVerifie
   const anchors = parseTrustedRoots(roots);
   const checkRootExpiry = watchRootExpiry(anchors, now, onRootExpiring);
   checkRootExpiry();
-  const keys = new Map<LicensingService, ServiceKeys>();
-  const fetches = new Map<LicensingService, Promise<void>>();
-
-  const keysOf = (service: LicensingService): ServiceKeys => {
-    let source = keys.get(service);
-    if (!source) {
-      source = createServiceKeys({ service, anchors: anchorsFor(anchors, service), cooldownMs });
-      keys.set(service, source);
-    }
-    return source;
-  };
-
-  /** Fetches `service`'s set for `kid` unless it is trusted or was missed within the cooldown. */
-  const fetchFor = async (service: LicensingService, kid: string, signal?: AbortSignal) => {
-    const source = keysOf(service);
-    if (source.find(kid) || !source.mayFetch(kid, now())) return;
-    let fetch = fetches.get(service);
-    if (!fetch) {
-      fetch = (async () => {
-        const jwks = await loadJwks(service);
-        await source.merge(jwks, now());
-      })().finally(() => fetches.delete(service));
-      fetches.set(service, fetch);
-    }
-    await abortable(fetch, signal);
-    source.fetchedFor(kid, now());
+  const keysOf = (service: LicensingService): ServiceKeys =>
+    createServiceKeys({
+      service,
+      anchors: anchorsFor(anchors, service),
+      cooldownMs,
+      now,
+      load: (signal) => loadJwks(service, signal),
+    });
+  const keys: Record<LicensingService, ServiceKeys> = {
+    main: keysOf('main'),
+    standby: keysOf('standby'),
   };
 
   return {
     async verify(token, { service, item, signal }) {
       signal?.throwIfAborted();
       checkRootExpiry();
-      const parsed = readLeaseToken(token);
-      // The hot path holds the key: no fetch, no promise for it.
-      if (!keysOf(service).find(parsed.kid)) await fetchFor(service, parsed.kid, signal);
-      const claims = await verifySignedToken(parsed, keysOf(service), { at: now(), toleranceMs });
+      const claims = await verifySignedToken(
+        readLeaseToken(token),
+        keys[service],
+        { at: now(), toleranceMs },
+        { signal, fetch: true },
+      );
       return checkLeaseClaims(claims, { item: item ?? soleGrantedItem(claims), hardwareId });
     },
   };

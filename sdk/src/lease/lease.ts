@@ -5,6 +5,21 @@ import type { DeniedItem, Lease, LeaseClaims, LicensingService } from '../types.
 const REFRESH_SHARE = 0.75;
 
 /**
+ * When a lease should be renewed, on the services' clock (ms): its `rfr` claim, else 75 % into
+ * the lease.
+ *
+ * @example
+ * if (clock.now() >= refreshTimeOf(lease.claims)) await client.renew(lease);
+ */
+export function refreshTimeOf(claims: Pick<LeaseClaims, 'iat' | 'exp' | 'rfr'>): number {
+  const issuedAt = claims.iat * 1000;
+  const expiresAt = claims.exp * 1000;
+  return typeof claims.rfr === 'number' && Number.isFinite(claims.rfr)
+    ? claims.rfr * 1000
+    : issuedAt + Math.round((expiresAt - issuedAt) * REFRESH_SHARE);
+}
+
+/**
  * Builds a {@link Lease} from the claims `verifyLease` accepted. `expiresAt` and `refreshAt` are
  * on the local clock: the services' times minus `offsetMs` (services − local), so a keeper
  * renews on time on a clock that is off.
@@ -16,12 +31,8 @@ export function toLease(
   servedBy: LicensingService,
   offsetMs: number,
 ): Lease {
-  const issuedAt = claims.iat * 1000;
   const expiresAt = claims.exp * 1000;
-  const refreshAt =
-    typeof claims.rfr === 'number' && Number.isFinite(claims.rfr)
-      ? claims.rfr * 1000
-      : issuedAt + Math.round((expiresAt - issuedAt) * REFRESH_SHARE);
+  const refreshAt = refreshTimeOf(claims);
   return {
     item,
     leaseId: claims.jti as string,

@@ -1,4 +1,9 @@
+// One service's signing keys, the one key source every lease decision asks (DECISIONS.md "Lease
+// trust (third wave)" and "Trust while the app runs (fourth wave)"), shaped like jose's remote
+// JWK set: it fetches the service's JWK set when a `kid` is missing, caches what it trusted,
+// holds the cooldown, and checks a JWK's chain only when a token needs that very `kid`.
 import { TokenInvalidError } from '../errors.js';
+import { abortable } from '../internal/abortable.js';
 import type { LicensingService } from '../types.js';
 import type { TrustAnchor } from './certificate-chain.js';
 import { jwkFingerprint, type VerifiedKey, verifySigningKey } from './signing-key-check.js';
@@ -8,62 +13,69 @@ type Jwk = Record<string, unknown>;
 /** What {@link createServiceKeys} needs. */
 export interface ServiceKeysOptions {
   service: LicensingService;
-  /** The roots embedded in the app. */
+  /** The roots embedded in the app that vouch for this service's keys. */
   anchors: readonly TrustAnchor[];
-  /** How long a `kid` refused after a fetch stays refused before the next fetch for it, in ms. */
+  /**
+   * After a fetch of the JWK set brought no trusted key for a `kid` that was asked for, no other
+   * fetch for an unknown `kid` happens for this long, in ms, whatever the `kid`.
+   */
   cooldownMs: number;
+  /** The clock of the cooldown, in ms since the epoch. */
+  now: () => number;
   /** Added to a chain refusal's message: how to embed the service's current root. */
   embedHint?: string;
+  /**
+   * Fetches the service's JWK set; rejects with the service's outage. Without it the source
+   * never fetches (it knows only the keys a lease store kept).
+   */
+  load?: (signal: AbortSignal) => Promise<unknown>;
+  /**
+   * The longest a lookup that fetches may take, the wait for the set and the check of the key
+   * it was for together, in ms. Default: no limit of its own.
+   */
+  timeoutMs?: number;
+  /** What a lookup that overran `timeoutMs` rejects with: the service's outage. */
+  timeoutError?: () => unknown;
+}
+
+/** How {@link ServiceKeys.keyFor} may look a key up. */
+export interface KeyLookup {
+  signal?: AbortSignal | undefined;
+  /** Fetch the JWK set when the `kid` is not held (and the cooldown allows). Default true. */
+  fetch?: boolean;
 }
 
 /**
  * The signing keys of one service that the app trusts: each JWK only once its `x5c` chain led to
- * an embedded root and `x5c[0]` carried its `n`/`e` (docs/protocol.md "Verifying a lease"). It
- * never fetches: the caller hands it what a service published (`merge`) or what the lease store
- * kept (`restore`), and a JWK set only ever adds or replaces keys by `kid`, so a bad answer can
- * never take a trusted key away.
+ * an embedded root and `x5c[0]` carried its `n`/`e` (docs/protocol.md "Verifying a lease"). A
+ * JWK set only ever adds or replaces keys by `kid`, so a bad answer can never take a trusted key
+ * away; a set of thousands of keys costs the one chain check a token needs.
  */
 export interface ServiceKeys {
   readonly service: LicensingService;
-  /** The trusted key of `kid`, or undefined (a kept key not checked yet included). */
+  /** The trusted key of `kid`, or undefined: the hot path, without a promise. */
   find(kid: string): VerifiedKey | undefined;
   /**
-   * The key of `kid` that the lease store kept, checked now (on first use, so a start does no
-   * crypto before its first request); undefined when none was kept or it fails the check.
-   */
-  trustKept(kid: string): Promise<VerifiedKey | undefined>;
-  /**
-   * Why `kid` has no trusted key: its JWK failed the check (`key`, `chain`, `modulus`, ...), or
-   * the service published none (`kid`).
-   */
-  refusal(kid: string): TokenInvalidError;
-  /**
-   * Whether a fetch of the JWK set may find `kid`: true unless a fetch at most `cooldownMs` ago
-   * already lacked it or refused its key (so a stream of bad tokens cannot hammer the service).
-   */
-  mayFetch(kid: string, now: number): boolean;
-  /**
-   * Checks every new or changed JWK of a set the service just published and trusts those that
-   * pass; keys the set lacks stay trusted. Rejects only for a set that has no `keys` array.
+   * The trusted key of `kid`: held already; else the key the lease store kept or the last
+   * fetched set published under it, checked now; else, with `fetch`, the JWK set fetched (one
+   * fetch at a time, shared) unless a fetch within `cooldownMs` already lacked a `kid` asked for.
    *
-   * @returns true when a trusted key was added or replaced (worth saving).
+   * @throws TokenInvalidError why `kid` has no trusted key (`kid` when none is published, else
+   *   the check that failed: `key`, `chain`, `modulus`...); the loader's outage when the fetch
+   *   failed; `timeoutError()` past `timeoutMs`; the signal's reason when aborted.
    */
-  merge(jwks: unknown, now: number): Promise<boolean>;
+  keyFor(kid: string, lookup?: KeyLookup): Promise<VerifiedKey>;
   /**
-   * A set was just fetched for `kid` (at `now`): when it brought no trusted key for it, `kid` is
-   * refused until the cooldown has passed.
+   * Fetches the JWK set now, whatever the cooldown (a preflight), and returns the JWKs it
+   * published; they are checked when a `kid` of theirs is asked for.
    */
-  fetchedFor(kid: string, now: number): void;
+  refresh(signal?: AbortSignal): Promise<Jwk[]>;
   /**
    * Takes the JWKs a lease store kept. None is trusted until checked again (a store can be
-   * edited): `trustKept` checks one when a token needs it, and the checks of all of them start
-   * at once in the background, off the path of the first request.
+   * edited); each is checked when a token needs its `kid`.
    */
   restore(jwks: readonly Jwk[]): void;
-  /**
-   * The JWKs to keep in the lease store: the trusted ones and the kept ones not checked yet or
-   * being checked.
-   */
+  /** The JWKs to keep in the lease store: the trusted ones and the kept ones not checked yet. */
   trusted(): Jwk[];
 }
 
@@ -74,17 +86,16 @@ interface Trusted {
 }
 
 interface Refusal {
-  /** When the fetch that refused it happened, in ms. */
-  at: number;
+  /** The refused JWK's fingerprint. */
+  fingerprint: string;
   error: TokenInvalidError;
-  /** The refused JWK's fingerprint; absent when the set lacked the kid. */
-  fingerprint?: string;
 }
 
 function noKeyMessage(service: LicensingService, kid: string): string {
   return `the ${service} service publishes no key with kid ${kid}. Check that ${service === 'main' ? 'mainUrl' : 'standbyUrl'} is the service that issued the token, or check the item out again.`;
 }
 
+/** The JWKs of a set that carry a `kid`; throws for a set without a `keys` array. */
 function keysOf(jwks: unknown): Jwk[] {
   const keys = (jwks as { keys?: unknown } | null | undefined)?.keys;
   if (!Array.isArray(keys)) throw new TypeError('the JWK set has no keys array');
@@ -94,128 +105,159 @@ function keysOf(jwks: unknown): Jwk[] {
   );
 }
 
+/** Whether two JWKs carry the same public key (a re-issued certificate chain keeps it). */
+function sameKey(a: Jwk, b: Jwk): boolean {
+  return a.n === b.n && a.e === b.e;
+}
+
 /**
- * Creates the key source of one service (see {@link ServiceKeys}). Checking a JWK costs a chain
- * verification; one check runs per JWK content, and a JWK refused once is not checked again.
+ * Creates the key source of one service (see {@link ServiceKeys}).
  *
  * @example
- * const keys = createServiceKeys({ service: 'standby', anchors, cooldownMs: 30_000 });
- * await keys.merge(await fetchJwks(), Date.now());
- * const key = keys.find(kid);
+ * const keys = createServiceKeys({
+ *   service: 'standby',
+ *   anchors,
+ *   cooldownMs: 30_000,
+ *   now: Date.now,
+ *   load: (signal) => fetchJwks('standby', signal),
+ * });
+ * const key = keys.find(kid) ?? (await keys.keyFor(kid, { signal }));
  */
 export function createServiceKeys(options: ServiceKeysOptions): ServiceKeys {
-  const { service, anchors, cooldownMs } = options;
+  const { service, anchors, cooldownMs, now, load } = options;
   const trusted = new Map<string, Trusted>();
-  const refused = new Map<string, Refusal>();
-  /** The kids of the last set merged. */
-  let lastPublished = new Set<string>();
-  /** JWKs the lease store kept, by kid, until their check settles. */
+  /** JWKs the lease store kept, by kid, not checked yet. */
   const kept = new Map<string, Jwk>();
-  /** The checks of kept JWKs in flight, by kid (concurrent callers share one). */
-  const trusting = new Map<string, Promise<VerifiedKey | undefined>>();
-  /** Checks in flight by fingerprint, shared by concurrent merges of the same JWK. */
-  const checking = new Map<string, Promise<VerifiedKey>>();
+  /** JWKs the last fetched set published, by kid, not checked yet. */
+  let published = new Map<string, Jwk>();
+  const refused = new Map<string, Refusal>();
+  /** Checks in flight by kid (concurrent callers share one). */
+  const checking = new Map<string, Promise<VerifiedKey | undefined>>();
+  /** The JWKs of the last set fetched, as published. */
+  let lastSet: Jwk[] = [];
+  /** When a fetch last brought no trusted key for a kid asked for. */
+  let missAt: number | undefined;
+  let fetching: Promise<void> | undefined;
 
-  const check = (jwk: Jwk, kid: string, fingerprint: string): Promise<VerifiedKey> => {
-    let pending = checking.get(fingerprint);
-    if (!pending) {
-      pending = verifySigningKey(jwk, kid, anchors, {
-        service,
-        ...(options.embedHint === undefined ? {} : { embedHint: options.embedHint }),
-      }).finally(() => checking.delete(fingerprint));
-      checking.set(fingerprint, pending);
-    }
-    return pending;
-  };
-
-  /** Whether two JWKs carry the same public key (a re-issued certificate chain keeps it). */
-  const sameKey = (a: Jwk, b: Jwk) => a.n === b.n && a.e === b.e;
-
-  /** Trusts `jwk` if it passes; returns true when that changed the trusted set. */
-  const consider = async (jwk: Jwk, now: number | undefined): Promise<boolean> => {
-    const kid = jwk.kid as string;
-    // A fetched set waits for the check of the key the store kept under this kid: it comes first.
-    if (now !== undefined && (kept.has(kid) || trusting.has(kid))) await trustKept(kid);
+  /** Checks `jwk` for `kid` and trusts it when it passes; resolves the key `kid` has after. */
+  const consider = async (kid: string, jwk: Jwk): Promise<VerifiedKey | undefined> => {
     const fingerprint = jwkFingerprint(jwk);
     const held = () => trusted.get(kid);
-    if (held()?.fingerprint === fingerprint) return false;
     // A trusted kid keeps its key: another key under its name (another service's key, renamed)
     // is a bad answer, and a bad answer never takes a trusted key away. Only a new certificate
-    // chain for the same key replaces the JWK.
+    // chain for the same key may replace the JWK.
     const keepsItsKey = () => {
       const current = held();
-      return current !== undefined && !sameKey(current.jwk, jwk);
+      return (
+        current !== undefined && (current.fingerprint === fingerprint || !sameKey(current.jwk, jwk))
+      );
     };
-    if (keepsItsKey()) return false;
-    const earlier = refused.get(kid);
-    if (earlier?.fingerprint === fingerprint) {
-      if (now !== undefined) refused.set(kid, { ...earlier, at: now });
-      return false;
-    }
+    if (keepsItsKey() || refused.get(kid)?.fingerprint === fingerprint) return held()?.key;
     try {
-      const key = await check(jwk, kid, fingerprint);
-      if (keepsItsKey()) return false;
-      trusted.set(kid, { jwk, fingerprint, key });
-      kept.delete(kid);
-      refused.delete(kid);
-      return true;
+      const key = await verifySigningKey(jwk, kid, anchors, {
+        service,
+        ...(options.embedHint === undefined ? {} : { embedHint: options.embedHint }),
+      });
+      if (!keepsItsKey()) {
+        trusted.set(kid, { jwk, fingerprint, key });
+        refused.delete(kid);
+      }
     } catch (error) {
       if (!(error instanceof TokenInvalidError)) throw error;
-      // A refused JWK never replaces a trusted one of the same kid: it only records why.
-      if (now !== undefined) refused.set(kid, { at: now, error, fingerprint });
-      return false;
+      refused.set(kid, { fingerprint, error });
+    }
+    return held()?.key;
+  };
+
+  /**
+   * The key of `kid` after checking its candidates: the one the store kept first, then the one
+   * the last set published. A candidate leaves once checked, trusted or refused.
+   */
+  const settle = (kid: string): Promise<VerifiedKey | undefined> => {
+    const inFlight = checking.get(kid);
+    if (inFlight) return inFlight;
+    const candidates = [kept.get(kid), published.get(kid)].filter(
+      (jwk): jwk is Jwk => jwk !== undefined,
+    );
+    if (candidates.length === 0) return Promise.resolve(trusted.get(kid)?.key);
+    const pending = (async () => {
+      for (const jwk of candidates) {
+        try {
+          const key = await consider(kid, jwk);
+          if (key) return key;
+        } finally {
+          if (kept.get(kid) === jwk) kept.delete(kid);
+          if (published.get(kid) === jwk) published.delete(kid);
+        }
+      }
+      return trusted.get(kid)?.key;
+    })().finally(() => checking.delete(kid));
+    checking.set(kid, pending);
+    return pending;
+  };
+
+  /** One fetch of the set at a time, shared by every caller (none can abort it for the others). */
+  const fetchSet = (): Promise<void> => {
+    if (!load) return Promise.reject(new TypeError('this key source has no JWK set to fetch'));
+    fetching ??= (async () => {
+      const jwks = keysOf(await load(new AbortController().signal));
+      lastSet = jwks;
+      published = new Map(jwks.map((jwk) => [jwk.kid as string, jwk]));
+      // A trusted kid republished with a new chain for its key: checked now, so an expiring
+      // certificate can be replaced (only trusted kids: bounded by what the app already holds).
+      await Promise.all(
+        [...trusted.keys()].filter((kid) => published.has(kid)).map((kid) => settle(kid)),
+      );
+    })().finally(() => {
+      fetching = undefined;
+    });
+    return fetching;
+  };
+
+  /** Runs `work` within `timeoutMs`, rejecting with `timeoutError()` past it. */
+  const withinBudget = async <T>(work: Promise<T>): Promise<T> => {
+    const { timeoutMs, timeoutError } = options;
+    if (timeoutMs === undefined) return work;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const overrun = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(timeoutError?.() ?? new Error('timed out')), timeoutMs);
+    });
+    try {
+      return await Promise.race([work, overrun]);
+    } finally {
+      clearTimeout(timer);
     }
   };
 
-  /** Checks the key the store kept under `kid` (once; concurrent callers share the check). */
-  const trustKept = (kid: string): Promise<VerifiedKey | undefined> => {
-    const inFlight = trusting.get(kid);
-    if (inFlight) return inFlight;
-    const jwk = kept.get(kid);
-    if (jwk === undefined) return Promise.resolve(trusted.get(kid)?.key);
-    // No refusal is recorded: a fetch may still bring a good key for this kid. The JWK stays
-    // kept (and so saved by a write meanwhile) until its check has passed or failed.
-    const pending = consider(jwk, undefined)
-      .then(() => trusted.get(kid)?.key)
-      .finally(() => {
-        trusting.delete(kid);
-        if (kept.get(kid) === jwk) kept.delete(kid);
-      });
-    trusting.set(kid, pending);
-    return pending;
-  };
+  const refusal = (kid: string): TokenInvalidError =>
+    refused.get(kid)?.error ?? new TokenInvalidError('kid', noKeyMessage(service, kid));
+
+  const mayFetch = () =>
+    load !== undefined && (missAt === undefined || now() - missAt >= cooldownMs);
 
   return {
     service,
     find: (kid) => trusted.get(kid)?.key,
-    trustKept,
-    refusal(kid) {
-      return refused.get(kid)?.error ?? new TokenInvalidError('kid', noKeyMessage(service, kid));
+    async keyFor(kid, lookup = {}) {
+      const { signal, fetch = true } = lookup;
+      signal?.throwIfAborted();
+      const held = trusted.get(kid)?.key ?? (await abortable(settle(kid), signal));
+      if (held) return held;
+      if (!fetch || !mayFetch()) throw refusal(kid);
+      const fetched = await abortable(withinBudget(fetchSet().then(() => settle(kid))), signal);
+      if (fetched) return fetched;
+      missAt = now();
+      throw refusal(kid);
     },
-    mayFetch(kid, now) {
-      const earlier = refused.get(kid);
-      return earlier === undefined || now - earlier.at >= cooldownMs;
-    },
-    async merge(jwks, now) {
-      const keys = keysOf(jwks);
-      lastPublished = new Set(keys.map((jwk) => jwk.kid as string));
-      const changes = await Promise.all(keys.map((jwk) => consider(jwk, now)));
-      return changes.some(Boolean);
-    },
-    fetchedFor(kid, now) {
-      // A JWK of `kid` in the last set was trusted or refused with its reason by `merge`.
-      if (trusted.has(kid) || lastPublished.has(kid)) return;
-      refused.set(kid, {
-        at: now,
-        error: new TokenInvalidError('kid', noKeyMessage(service, kid)),
-      });
+    async refresh(signal) {
+      await abortable(fetchSet(), signal);
+      return lastSet;
     },
     restore(jwks) {
       for (const jwk of jwks) {
         const kid = jwk?.kid;
         if (typeof kid === 'string' && kid !== '' && !trusted.has(kid)) kept.set(kid, jwk);
       }
-      for (const kid of [...kept.keys()]) trustKept(kid).catch(() => undefined);
     },
     // A kid is never both kept and trusted: trusting a JWK removes the kept one of its kid.
     trusted: () => [...[...trusted.values()].map((entry) => entry.jwk), ...kept.values()],

@@ -1,6 +1,8 @@
-// The SDK's one clock (docs/trust-model.md, "One clock"): the local clock, corrected by
-// the offset to the services' clock learnt from their answers, and the rising time mark that
-// tells a clock set back while offline. Every time check of the SDK reads it.
+// The SDK's one clock (docs/trust-model.md, "One clock"): the local clock, corrected by the
+// offset to the services' clock learnt from their signed answers; the running time, which never
+// goes back while the app runs (the last trusted time judged on plus the monotonic time since);
+// and the rising time mark that tells a clock set back while offline. Every time check of the SDK
+// reads it.
 import { LicensingError } from '../errors.js';
 import { formatTime } from '../internal/format-time.js';
 
@@ -24,11 +26,25 @@ export interface ClockState {
   offsetMs: number;
 }
 
+/** What an answer of a service says about the services' time, in ms since the epoch. */
+export interface AnswerTimes {
+  /** Its `Date` header (unsigned: a proxy may have written it), when readable. */
+  date?: number | undefined;
+  /** The `iat` of the fresh token it carries (signed), when it carries one. */
+  signed?: number | undefined;
+}
+
 /** The clock every check of the SDK asks (see {@link createTrustedClock}). */
 export interface TrustedClock {
   /** The local clock (the injected `now`), in ms since the epoch. */
   local(): number;
-  /** The local clock corrected by the services' offset: the time every lease check uses. */
+  /** The local clock corrected by the services' offset. */
+  corrected(): number;
+  /**
+   * The trusted time every validity judgement uses: the largest of {@link TrustedClock.corrected},
+   * the running time (the last trusted time judged on plus the monotonic time elapsed since) and
+   * the time mark. A clock set back while the app runs does not move it back.
+   */
   now(): number;
   /** The services' clock minus the local clock, in ms. */
   readonly offsetMs: number;
@@ -37,28 +53,44 @@ export interface TrustedClock {
   /** True once an online answer taught the clock the services' time. */
   readonly anchored: boolean;
   /**
-   * A verified online answer showed the services' time (ms): learn the offset (estimates more
-   * than {@link MAX_CLOCK_SKEW_MS} off the local clock are not believed; ones within
-   * {@link OFFSET_RESOLUTION_MS} of the held offset are noise) and re-anchor the mark on that
-   * time, even when that lowers it (a corrected clock is never locked out).
-   *
-   * @returns false when the estimate was not believed.
+   * The services' time of an answer: its signed `iat` where its `Date` is missing or disagrees
+   * with it by more than the tolerance (a proxy or load balancer with a wrong clock), else its
+   * `Date`; undefined when the answer says neither.
    */
-  observe(servicesTime: number): boolean;
+  servicesTime(answer: AnswerTimes): number | undefined;
   /**
-   * An answer that proves nothing by itself (a JWK set) showed the services' time (ms): when it
-   * is later than {@link TrustedClock.now} by more than {@link OFFSET_RESOLUTION_MS}, the offset
-   * moves forward to it, and the mark rises to it. Unlike {@link TrustedClock.observe} it never
-   * moves the clock back nor lowers the mark: only a verified answer re-anchors.
+   * The time to judge a fresh answer at: its services' time, never earlier than the running time
+   * (a replayed old answer is judged as old); {@link TrustedClock.now} when it says no time or
+   * one more than {@link MAX_CLOCK_SKEW_MS} off the corrected clock.
    */
-  catchUp(servicesTime: number): void;
-  /** A lease was accepted on this clock (offline): the mark rises to {@link TrustedClock.now}. */
-  accepted(): void;
+  judgeAt(servicesTime: number | undefined): number;
+  /**
+   * A verified answer showed the services' time (signed, or reconciled with its signed `iat`):
+   * the offset is learnt and the mark and the running time re-anchor on it, even lower (a clock
+   * that ran ahead and was corrected is never locked out). Not believed when it is more than
+   * {@link MAX_CLOCK_SKEW_MS} off the local clock, or older (beyond the tolerance) than the last
+   * services' time believed plus the monotonic time since: a replayed answer moves nothing.
+   *
+   * @returns false when it was not believed.
+   */
+  observeSigned(servicesTime: number): boolean;
+  /**
+   * An answer that proves nothing by itself (a JWK set) showed this `Date`: believed only where
+   * it agrees, within the tolerance, with the last services' time believed plus the monotonic time
+   * since (or when none was believed yet), and then only to move the clock forward: the offset
+   * grows and the mark rises to it, never back.
+   */
+  observeUnsigned(date: number): void;
+  /**
+   * A lease was found valid at `time` (the client's trusted time): the running time and the mark
+   * rise to it.
+   */
+  held(time: number): void;
   /** The mark rises to at least `time` (ms), e.g. a verified lease's `iat`. */
   raise(time: number): void;
   /**
-   * Throws `CLOCK_ROLLBACK` when {@link TrustedClock.now} reads more than the tolerance earlier
-   * than the mark: the clock was set back since a lease was accepted.
+   * Throws `CLOCK_ROLLBACK` when {@link TrustedClock.corrected} reads more than the tolerance
+   * earlier than the mark: the clock was set back since a lease was accepted.
    */
   assertNotRolledBack(): void;
   /** Takes the state a lease store kept. */
@@ -71,29 +103,54 @@ export interface TrustedClock {
 export interface TrustedClockOptions {
   /** The local clock, ms since the epoch. */
   now: () => number;
+  /**
+   * A monotonic clock in ms (any origin): it never jumps when the system clock is set, and does
+   * not count a system sleep. Default `performance.now()`.
+   */
+  monotonic?: () => number;
   /** Clock difference tolerated before a clock counts as set back, in ms. */
   toleranceMs: number;
 }
 
+/** A trusted time and the monotonic reading when it was taken. */
+interface Anchor {
+  time: number;
+  at: number;
+}
+
 /**
- * Creates the client's clock. Online answers teach it the services' time (the `Date` header, or
- * a fresh lease's `iat`); offline it reads the local clock corrected by the last offset learnt,
- * so a clock that is merely slow or fast is never taken for a rollback.
+ * Creates the client's clock. Online answers teach it the services' time; offline it reads the
+ * local clock corrected by the last offset learnt, so a clock that is merely slow or fast is never
+ * taken for a rollback; while the app runs, the monotonic clock keeps it from going back.
  *
  * @example
  * const clock = createTrustedClock({ now: Date.now, toleranceMs: 60_000 });
- * clock.observe(Date.parse(response.headers.get('date')!));
- * if (lease.exp * 1000 < clock.now()) expired();
+ * clock.observeSigned(clock.servicesTime({ date, signed: claims.iat * 1000 })!);
+ * if (lease.exp * 1000 <= clock.now()) expired();
  */
 export function createTrustedClock(options: TrustedClockOptions): TrustedClock {
   const { now: local, toleranceMs } = options;
+  const monotonic = options.monotonic ?? (() => globalThis.performance.now());
   let offsetMs = 0;
   let mark = 0;
   let anchored = false;
+  /** The last trusted time judged on (running time). */
+  let anchor: Anchor | undefined;
+  /** The last services' time believed. */
+  let signed: Anchor | undefined;
+
+  const since = (from: Anchor | undefined) =>
+    from === undefined ? Number.NEGATIVE_INFINITY : from.time + (monotonic() - from.at);
   const corrected = () => local() + offsetMs;
+  const now = () => Math.max(corrected(), since(anchor), mark);
+  /** Within the offset the SDK learns of the local clock. */
+  const believable = (time: number) =>
+    Number.isFinite(time) && Math.abs(time - local()) <= MAX_CLOCK_SKEW_MS;
+
   return {
     local,
-    now: corrected,
+    corrected,
+    now,
     get offsetMs() {
       return offsetMs;
     },
@@ -103,22 +160,41 @@ export function createTrustedClock(options: TrustedClockOptions): TrustedClock {
     get anchored() {
       return anchored;
     },
-    observe(servicesTime) {
+    servicesTime({ date, signed: iat }) {
+      if (iat === undefined) return date;
+      return date !== undefined && Math.abs(date - iat) <= toleranceMs ? date : iat;
+    },
+    judgeAt(servicesTime) {
+      if (servicesTime === undefined || Math.abs(servicesTime - corrected()) > MAX_CLOCK_SKEW_MS) {
+        return now();
+      }
+      return Math.max(servicesTime, since(anchor));
+    },
+    observeSigned(servicesTime) {
+      if (!believable(servicesTime) || servicesTime < since(signed) - toleranceMs) return false;
       const offset = servicesTime - local();
-      if (!Number.isFinite(offset) || Math.abs(offset) > MAX_CLOCK_SKEW_MS) return false;
       if (Math.abs(offset - offsetMs) > OFFSET_RESOLUTION_MS) offsetMs = offset;
+      const running = since(anchor);
+      // The truth re-anchors the running time, even lower; jitter within the tolerance does not.
+      const time =
+        servicesTime < running - toleranceMs ? servicesTime : Math.max(servicesTime, running);
+      anchor = { time, at: monotonic() };
+      signed = { time: servicesTime, at: monotonic() };
       mark = servicesTime;
       anchored = true;
       return true;
     },
-    catchUp(servicesTime) {
-      const offset = servicesTime - local();
-      if (!Number.isFinite(offset) || Math.abs(offset) > MAX_CLOCK_SKEW_MS) return;
+    observeUnsigned(date) {
+      if (!believable(date)) return;
+      if (signed !== undefined && Math.abs(date - since(signed)) > toleranceMs) return;
+      const offset = date - local();
       if (offset - offsetMs > OFFSET_RESOLUTION_MS) offsetMs = offset;
-      if (servicesTime > mark) mark = servicesTime;
+      if (date > mark) mark = date;
     },
-    accepted() {
-      mark = Math.max(mark, corrected());
+    held(time) {
+      if (!(time <= MAX_TIME_MS)) return;
+      if (time > since(anchor)) anchor = { time, at: monotonic() };
+      if (time > mark) mark = time;
     },
     raise(time) {
       if (time > mark && time <= MAX_TIME_MS) mark = time;

@@ -4,7 +4,7 @@
 // item, jti and lic, and the device.
 import { createTestPki, type TestPki, type TestSigningKey } from '@test/helpers/test-pki.js';
 import { x509 } from '@test/helpers/x509.js';
-import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { TokenInvalidError } from '../errors.js';
 import { parseCertificate } from '../internal/certificate.js';
 import type { LeaseClaims } from '../types.js';
@@ -61,8 +61,10 @@ async function keySource(): Promise<ServiceKeys> {
     service: 'standby',
     anchors: [{ cert, der: cert.der }],
     cooldownMs: 30_000,
+    now: () => T0,
   });
-  await source.merge({ keys: [pki.signingKey.jwk, expired.jwk, future.jwk] }, T0);
+  // As a lease store kept them: each is checked when a token first needs it.
+  source.restore([pki.signingKey.jwk, expired.jwk, future.jwk]);
   return source;
 }
 
@@ -130,15 +132,27 @@ describe('verifySignedToken', () => {
     expect(error.message).toMatch(/publishes no key with kid unknown/);
   });
 
-  it('uses a key the store kept once it checked it', async () => {
+  it('asks the key source for a key it does not hold, fetching only when the lookup allows', async () => {
     const cert = parseCertificate(new x509.X509Certificate(pki.rootPem).rawData);
-    const kept = createServiceKeys({
+    const load = vi.fn(async () => ({ keys: [pki.signingKey.jwk] }));
+    const remote = createServiceKeys({
       service: 'main',
       anchors: [{ cert, der: cert.der }],
       cooldownMs: 1,
+      now: () => T0,
+      load,
     });
-    kept.restore([pki.signingKey.jwk]);
-    expect(await verifySignedToken(await sign(lease()), kept, RULES)).toEqual(lease());
+    const token = await sign(lease());
+    expect((await refusal(verifySignedToken(token, remote, RULES))).reason).toBe('kid');
+    expect(load).not.toHaveBeenCalled();
+    expect(await verifySignedToken(token, remote, RULES, { fetch: true })).toEqual(lease());
+    expect(load).toHaveBeenCalledTimes(1);
+  });
+
+  it('reads a time given as a function once the key is known', async () => {
+    const at = vi.fn(() => T0);
+    expect(await verifySignedToken(await sign(lease()), keys, { ...RULES, at })).toEqual(lease());
+    expect(at).toHaveBeenCalledTimes(1);
   });
 
   it('refuses a key whose certificate expired or is not valid yet at the judged time, within the tolerance', async () => {
@@ -175,7 +189,7 @@ describe('verifySignedToken', () => {
   });
 
   it('refuses a token whose signature cannot be checked', async () => {
-    const trusted = keys.find(pki.kid)!;
+    const trusted = await keys.keyFor(pki.kid, { fetch: false });
     const cause = new Error('engine failure');
     const broken: ServiceKeys = {
       ...keys,
@@ -195,7 +209,7 @@ describe('verifySignedToken', () => {
   });
 
   it('refuses with reason chain when the date check of a key fails in any other way', async () => {
-    const trusted = keys.find(pki.kid)!;
+    const trusted = await keys.keyFor(pki.kid, { fetch: false });
     // A date no certificate can carry: the check's own message cannot be written.
     const odd: ServiceKeys = {
       ...keys,

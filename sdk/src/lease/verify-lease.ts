@@ -6,13 +6,15 @@ import { formatTime } from '../internal/format-time.js';
 import type { LeaseClaims } from '../types.js';
 import { assertPathValidAt, ChainError } from './certificate-chain.js';
 import { type LeaseToken, readLeaseToken } from './lease-token.js';
-import type { ServiceKeys } from './service-keys.js';
-import type { VerifiedKey } from './signing-key-check.js';
+import type { KeyLookup, ServiceKeys } from './service-keys.js';
 
 /** How a signed answer is judged: at which time, with which tolerance. */
 export interface AnswerRules {
-  /** The time to judge `exp`, `nbf`, `iat` and the certificates at, in ms since the epoch. */
-  at: number;
+  /**
+   * The time to judge `exp`, `nbf`, `iat` and the certificates at, in ms since the epoch; a
+   * function is read once the key is known (fetching the service's keys may teach the clock).
+   */
+  at: number | (() => number);
   /**
    * Clock difference allowed for `exp`, `nbf`, `iat` and certificate dates, in ms; a token whose
    * `iat` is further ahead of `at` is refused.
@@ -54,29 +56,26 @@ function isId(value: unknown): value is string {
   return typeof value === 'string' && value !== '';
 }
 
-/** The service's key for the token that the store kept and that checks out, or the refusal. */
-async function keptKeyFor(token: LeaseToken, keys: ServiceKeys): Promise<VerifiedKey> {
-  const key = await keys.trustKept(token.kid);
-  if (!key) throw keys.refusal(token.kid);
-  return key;
-}
-
 /**
- * Verifies a token the service signed and returns its claims: the certificates of its key valid
- * at `rules.at`, the RS256 signature, numeric `iat` and `exp`, `exp` not passed, `nbf` and `iat`
- * not ahead. What the token says (a lease, a release, a denial) is the caller's to check.
+ * Verifies a token the service signed and returns its claims: the key of its `kid` from the
+ * service's key source (`lookup`: whether it may fetch the JWK set), the certificates of that key
+ * valid at `rules.at`, the RS256 signature, numeric `iat` and `exp`, `exp` not passed, `nbf` and
+ * `iat` not ahead. What the token says (a lease, a release, a denial) is the caller's to check.
  *
- * @throws TokenInvalidError naming the failed check.
+ * @throws TokenInvalidError naming the failed check; the key source's outage when it could not
+ *   fetch the service's JWK set.
  */
 export async function verifySignedToken(
   token: string | LeaseToken,
   keys: ServiceKeys,
   rules: AnswerRules,
+  lookup: KeyLookup = { fetch: false },
 ): Promise<LeaseClaims> {
   const parsed = typeof token === 'string' ? readLeaseToken(token) : token;
-  // The hot path finds a trusted key without a promise; a kept one is checked first.
-  const key = keys.find(parsed.kid) ?? (await keptKeyFor(parsed, keys));
-  const { at, toleranceMs } = rules;
+  // The hot path finds a trusted key without a promise.
+  const key = keys.find(parsed.kid) ?? (await keys.keyFor(parsed.kid, lookup));
+  const { toleranceMs } = rules;
+  const at = typeof rules.at === 'function' ? rules.at() : rules.at;
   try {
     assertPathValidAt(key.validity, at, toleranceMs);
   } catch (cause) {
@@ -155,8 +154,9 @@ export async function verifyLease(
   token: string | LeaseToken,
   keys: ServiceKeys,
   rules: LeaseRules,
+  lookup?: KeyLookup,
 ): Promise<LeaseClaims> {
-  return checkLeaseClaims(await verifySignedToken(token, keys, rules), rules);
+  return checkLeaseClaims(await verifySignedToken(token, keys, rules, lookup), rules);
 }
 
 /**

@@ -365,6 +365,18 @@ export function classifyOutcome(outcome: HttpOutcome, context: ClassifyContext):
   }
   const { status, url, body } = outcome;
   const The = `T${label.slice(1)}`;
+  if (status >= 200 && status < 300 && outcome.tooLarge) {
+    return {
+      ok: false,
+      outage: true,
+      reason: 'malformed-body',
+      error: new ApiResponseError(
+        'SERVICE_UNAVAILABLE',
+        `${The} answered HTTP ${status} with a body too large for ${describe(context.expect)}, which was not read (${url}). Check ${URL_OPTIONS[service]}: something other than the licensing service answered.`,
+        { status, url, service },
+      ),
+    };
+  }
   if (status >= 200 && status < 300) {
     const matched = matchBody(body, context.expect);
     if ('ok' in matched) return matched;

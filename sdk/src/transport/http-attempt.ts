@@ -1,4 +1,5 @@
 import ky, { type Hooks, TimeoutError } from 'ky';
+import { readBoundedBody } from './read-bounded-body.js';
 
 /** One HTTP request to one service, with its time budget. */
 export interface HttpRequest {
@@ -16,6 +17,11 @@ export interface HttpRequest {
   signal?: AbortSignal | undefined;
   /** Pass `keepalive: true` to fetch, so the request outlives the page. Default false. */
   keepalive?: boolean;
+  /**
+   * Read at most this many bytes of the body; a longer one is not read whole and comes back as
+   * `tooLarge`. Default: no limit.
+   */
+  maxBodyBytes?: number;
 }
 
 /** One HTTP exchange through ky: a request and the hooks that build its headers. */
@@ -26,7 +32,15 @@ export interface HttpExchange extends HttpRequest {
 
 /** What one exchange produced; `classifyOutcome` turns it into a verdict. */
 export type HttpOutcome =
-  | { kind: 'response'; url: string; status: number; headers: Headers; body: string }
+  | {
+      kind: 'response';
+      url: string;
+      status: number;
+      headers: Headers;
+      body: string;
+      /** True when the body was over `maxBodyBytes` and not read whole (`body` is then empty). */
+      tooLarge?: boolean;
+    }
   | { kind: 'error'; url: string; error: unknown; timedOut: boolean };
 
 /** Sends one {@link HttpExchange}; never retries and never rejects for a failed exchange. */
@@ -94,13 +108,16 @@ export function createHttpAttempt(fetchFn: typeof fetch): HttpAttempt {
       });
       const remaining = Math.max(0, timeoutMs - (Date.now() - sentAt));
       timer = setTimeout(() => body.abort(new BodyTimeoutError()), remaining);
-      const text = await response.text();
+      const read =
+        exchange.maxBodyBytes === undefined
+          ? { text: await response.text() }
+          : await readBoundedBody(response, exchange.maxBodyBytes);
       return {
         kind: 'response',
         url,
         status: response.status,
         headers: response.headers,
-        body: text,
+        ...('text' in read ? { body: read.text } : { body: '', tooLarge: true }),
       };
     } catch (error) {
       if (signal?.aborted) throw signal.reason;

@@ -1,6 +1,10 @@
 import type { JwkSet, LicensingService } from '../types.js';
-import { EXPECT_JWKS } from './classify-outcome.js';
+import { classifyOutcome, EXPECT_JWKS, type FailureVerdict } from './classify-outcome.js';
+import { FailedAttempt } from './failed-attempt.js';
 import type { LicensingTransport } from './licensing-transport.js';
+
+/** Path of a service's JWK set under its base URL. */
+export const JWKS_PATH = '/.well-known/jwks.json';
 
 /** A JWK set answer: the set, and the services' time it showed. */
 export interface JwksAnswer {
@@ -24,8 +28,33 @@ export async function requestJwks(
 ): Promise<JwksAnswer> {
   const { value, serviceTime } = await transport.request(
     service,
-    { path: '/.well-known/jwks.json', expect: EXPECT_JWKS },
+    { path: JWKS_PATH, expect: EXPECT_JWKS },
     signal,
   );
   return { jwks: value as JwkSet, serviceTime };
+}
+
+/**
+ * The outage of a JWK set lookup that overran the attempt's budget (reading the set and checking
+ * the key it was for): a timed-out attempt of `service`, so the call fails over as for any.
+ *
+ * @example
+ * createServiceKeys({ ..., timeoutMs, timeoutError: () => jwksTimeout('main', mainUrl, timeoutMs) });
+ */
+export function jwksTimeout(
+  service: LicensingService,
+  baseUrl: string,
+  timeoutMs: number,
+): FailedAttempt {
+  const url = `${baseUrl}${JWKS_PATH}`;
+  const verdict = classifyOutcome(
+    {
+      kind: 'error',
+      url,
+      error: new Error('the JWK set was not read and checked in time'),
+      timedOut: true,
+    },
+    { service, expect: EXPECT_JWKS, now: Date.now(), timeoutMs },
+  ) as FailureVerdict;
+  return new FailedAttempt(verdict);
 }

@@ -73,6 +73,12 @@ export interface LicensingTransportDeps {
   credentials: Credentials;
 }
 
+/**
+ * The most of an answer's body the client reads: every licensing answer (a JWK set, tokens, a
+ * status) is far smaller, and a longer one is no licensing service's (an outage of it).
+ */
+export const MAX_ANSWER_BYTES = 1_048_576;
+
 /** The `Date` header as ms since the epoch, mid-second, or undefined when absent or unreadable. */
 function readServiceTime(headers: Headers): number | undefined {
   const text = headers.get('date');
@@ -156,6 +162,7 @@ export function createLicensingTransport(deps: LicensingTransportDeps): Licensin
         ...(request.body === undefined ? {} : { body: request.body }),
         ...(request.keepalive ? { keepalive: true } : {}),
         timeoutMs: deps.attemptTimeoutMs,
+        maxBodyBytes: MAX_ANSWER_BYTES,
         signal,
         hooks: {
           beforeRequest: authorize
@@ -189,6 +196,7 @@ export function createLicensingTransport(deps: LicensingTransportDeps): Licensin
                     headers: Object.fromEntries(req.headers),
                     ...(request.body === undefined ? {} : { body: request.body }),
                     timeoutMs: deps.attemptTimeoutMs,
+                    maxBodyBytes: MAX_ANSWER_BYTES,
                     signal,
                   });
                   if (retried.kind === 'error') {

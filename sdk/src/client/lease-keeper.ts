@@ -1,10 +1,22 @@
+// Keeping leases alive (`client.keepAlive`): each lease renewed at its refresh time, on the
+// client's trusted time, checked at least every minute of running so that a renewal that fell
+// due during a system sleep starts within a minute of wake (DECISIONS.md "Trust while the app
+// runs (fourth wave)").
 import type { LicensingEventHub } from '../client-hooks.js';
 import { isLicensingError, LicensingError } from '../errors.js';
 import { computeBackoffDelay } from '../internal/backoff.js';
+import { refreshTimeOf } from '../lease/lease.js';
 import { type LeaseKeeperOptions, resolveLeaseKeeperOptions } from '../options/lease-keeper.js';
-import type { CallOptions, CheckoutResult, Lease } from '../types.js';
+import type { CallOptions, Lease } from '../types.js';
+import type { HeldOperations } from './held-operations.js';
 
 export type { LeaseKeeperOptions } from '../options/lease-keeper.js';
+
+/**
+ * The longest a keeper's timer waits before it looks at the time again, in ms: timers count
+ * running time, not the wall clock, so after a sleep a due renewal is seen within this.
+ */
+export const KEEPER_CHECK_INTERVAL_MS = 60_000;
 
 /** Keeps leases alive: renews each at its `refreshAt`, retries with backoff, never throws. */
 export interface LeaseKeeper {
@@ -20,19 +32,20 @@ export interface LeaseKeeper {
   close(options?: CallOptions): Promise<void>;
 }
 
-/** What the keeper works with: the client's operations and clock, passed down as plain values. */
+/** What the keeper works with, passed down from the client. */
 export interface LeaseKeeperDeps {
-  renew(lease: Lease, options?: CallOptions): Promise<Lease>;
-  /** Checks `lease`'s item out anew, the granted lease taking `lease`'s place where it is saved. */
-  reissue(lease: Lease, options?: CallOptions): Promise<CheckoutResult>;
-  release(leases: readonly Lease[], options?: CallOptions): Promise<void>;
+  /** The client's operations, recorded in its status. */
+  operations: HeldOperations;
   events: LicensingEventHub;
-  now: () => number;
+  /** The client's trusted time (services' clock), ms. */
+  clock: { now(): number };
   random: () => number;
 }
 
 interface Entry {
   lease: Lease;
+  /** When to renew (or retry), on the trusted time. */
+  dueAt: number;
   timer: ReturnType<typeof setTimeout> | undefined;
   failures: number;
   /** Check the item out anew instead of renewing (the serving service refused the lease id). */
@@ -44,40 +57,54 @@ interface Entry {
 const REISSUE_CODES = new Set(['NOT_FOUND', 'REQUEST_REJECTED', 'TOKEN_INVALID']);
 
 /**
- * Creates a lease keeper (used by `client.keepAlive`). Renews each lease at `refreshAt` minus
- * jitter; after a failure it retries with jittered exponential backoff (emitting `renewFailed`),
- * through failover and failback. Timers are unref'd so they never keep a Node process alive.
+ * Creates a lease keeper (used by `client.keepAlive`). Renews each lease at its refresh time
+ * (`rfr`, on the trusted time) minus jitter; after a failure it retries with jittered exponential
+ * backoff (emitting `renewFailed`), through failover and failback. Its timers wait at most
+ * {@link KEEPER_CHECK_INTERVAL_MS} before they look at the time again, and are unref'd so they
+ * never keep a Node process alive.
  */
 export function createLeaseKeeper(
-  host: LeaseKeeperDeps,
+  deps: LeaseKeeperDeps,
   options: LeaseKeeperOptions = {},
 ): LeaseKeeper {
+  const { operations, events, clock, random } = deps;
   const { jitterRatio, retryBaseMs, retryMaxMs, releaseOnClose, maxRefreshIntervalMs } =
     resolveLeaseKeeperOptions(options);
   const entries = new Map<string, Entry>();
   let closed = false;
 
-  const arm = (entry: Entry, delayMs: number) => {
+  const arm = (entry: Entry) => {
     if (entry.timer !== undefined) clearTimeout(entry.timer);
-    entry.timer = setTimeout(() => void tick(entry), Math.max(0, delayMs));
+    const wait = Math.min(KEEPER_CHECK_INTERVAL_MS, Math.max(0, entry.dueAt - clock.now()));
+    entry.timer = setTimeout(() => void tick(entry), wait);
     (entry.timer as { unref?: () => void }).unref?.();
   };
 
   const scheduleRefresh = (entry: Entry) => {
-    const wait = Math.min(maxRefreshIntervalMs, Math.max(0, entry.lease.refreshAt - host.now()));
-    arm(entry, wait - host.random() * jitterRatio * wait);
+    const now = clock.now();
+    const wait = Math.min(
+      maxRefreshIntervalMs,
+      Math.max(0, refreshTimeOf(entry.lease.claims) - now),
+    );
+    entry.dueAt = now + wait - random() * jitterRatio * wait;
+    arm(entry);
   };
 
   const tick = async (entry: Entry) => {
     entry.timer = undefined;
     if (closed || entries.get(entry.lease.item) !== entry) return;
+    // Not due yet (the timer only looked at the time): wait again.
+    if (clock.now() < entry.dueAt) {
+      arm(entry);
+      return;
+    }
     const controller = new AbortController();
     entry.controller = controller;
     const previous = entry.lease;
     try {
       let next: Lease;
       if (entry.reissue) {
-        const result = await host.reissue(previous, { signal: controller.signal });
+        const result = await operations.reissue(previous, { signal: controller.signal });
         const granted = result.leases[0];
         if (!granted) {
           const denial = result.denied[0];
@@ -88,9 +115,9 @@ export function createLeaseKeeper(
           );
         }
         next = granted;
-        host.events.emit('leaseRenewed', { previous, lease: next, reissued: true });
+        events.emit('leaseRenewed', { previous, lease: next, reissued: true });
       } else {
-        next = await host.renew(previous, { signal: controller.signal });
+        next = await operations.renew(previous, { signal: controller.signal });
       }
       if (closed || entries.get(previous.item) !== entry) return;
       entry.lease = next;
@@ -104,16 +131,18 @@ export function createLeaseKeeper(
       const retryInMs = computeBackoffDelay(entry.failures - 1, {
         baseMs: retryBaseMs,
         maxMs: retryMaxMs,
-        random: host.random,
+        random,
       });
-      host.events.emit('renewFailed', {
+      const now = clock.now();
+      events.emit('renewFailed', {
         lease: previous,
         error,
         failures: entry.failures,
         retryInMs,
-        expired: host.now() >= previous.expiresAt,
+        expired: now >= previous.claims.exp * 1000,
       });
-      arm(entry, retryInMs);
+      entry.dueAt = now + retryInMs;
+      arm(entry);
     } finally {
       if (entry.controller === controller) entry.controller = undefined;
     }
@@ -132,6 +161,7 @@ export function createLeaseKeeper(
       if (existing) stop(existing);
       const entry: Entry = {
         lease,
+        dueAt: 0,
         timer: undefined,
         failures: 0,
         reissue: false,
@@ -161,7 +191,7 @@ export function createLeaseKeeper(
       entries.clear();
       if (!releaseOnClose || leases.length === 0) return;
       // Best effort: release has no semantic effect on the standby and must not block shutdown.
-      await host.release(leases, callOptions).catch(() => undefined);
+      await operations.release(leases, callOptions).catch(() => undefined);
     },
   };
 }
