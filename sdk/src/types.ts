@@ -99,6 +99,8 @@ export interface TrustedRoot {
   pem: string;
   /** The standby signing key id this root belongs to; the SDK then sends `Service-SigningKeyId`. */
   keyId?: string;
+  /** The service whose leases this root is for (`embed-root` writes it). Default: either service. */
+  service?: LicensingService;
 }
 
 /** A JWK set as the services publish it. */

@@ -55,6 +55,11 @@ describe('resolveLicensingClientOptions', () => {
       { trust: { rootCertificates: [{ pem: 'x' }] } },
       /`trust.rootCertificates\[0\].pem`/,
     ],
+    [
+      'root for another service',
+      { trust: { rootCertificates: [{ pem: PEM, service: 'events' }] } },
+      /`trust.rootCertificates\[0\].service`/,
+    ],
     ['empty hardwareId', { hardwareId: '' }, /`hardwareId`/],
     [
       'bad header name',
@@ -67,6 +72,22 @@ describe('resolveLicensingClientOptions', () => {
   ])('rejects %s with a TypeError naming the option', (_name, patch, message) => {
     expect(resolveWith(patch)).toThrow(TypeError);
     expect(resolveWith(patch)).toThrow(message);
+  });
+
+  it('keeps the service a root is for', () => {
+    const resolved = resolveLicensingClientOptions({
+      ...base,
+      trust: {
+        rootCertificates: [
+          { pem: PEM, service: 'main' },
+          { pem: PEM, keyId: 'k2', service: 'standby' },
+        ],
+      },
+    });
+    expect(resolved.trust.rootCertificates).toEqual([
+      { pem: PEM, service: 'main' },
+      { pem: PEM, keyId: 'k2', service: 'standby' },
+    ]);
   });
 
   it('accepts a vendor’s header and scheme names', () => {

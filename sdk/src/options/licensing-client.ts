@@ -415,12 +415,20 @@ function resolveTrust(value: unknown): ResolvedLicensingClientOptions['trust'] {
   const rootCertificates = (roots as unknown[]).map((root, i): TrustedRoot => {
     const name = `trust.rootCertificates[${i}]`;
     const r = option.object(name, root);
-    option.knownKeys(name, r, ['pem', 'keyId']);
+    option.knownKeys(name, r, ['pem', 'keyId', 'service']);
     if (typeof r.pem !== 'string' || !r.pem.includes('-----BEGIN CERTIFICATE-----')) {
       option.fail(`${name}.pem`, `Expected \`${name}.pem\` to be a PEM certificate`);
     }
     const keyId = option.string(`${name}.keyId`, r.keyId);
-    return keyId === undefined ? { pem: r.pem as string } : { pem: r.pem as string, keyId };
+    const service =
+      r.service === undefined
+        ? undefined
+        : option.oneOf(`${name}.service`, r.service, ['main', 'standby'], 'main');
+    return {
+      pem: r.pem as string,
+      ...(keyId === undefined ? {} : { keyId }),
+      ...(service === undefined ? {} : { service }),
+    };
   });
   const d = DEFAULTS.trust;
   return {
