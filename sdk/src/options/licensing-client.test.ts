@@ -29,6 +29,11 @@ describe('resolveLicensingClientOptions', () => {
     ['unknown top-level key', { mainURL: 'x' }, /Unknown option `mainURL`/],
     ['bad mainUrl', { mainUrl: 'not a url' }, /`mainUrl`/],
     ['ftp standbyUrl', { standbyUrl: 'ftp://x' }, /`standbyUrl`/],
+    [
+      'standbyUrl equal to mainUrl',
+      { standbyUrl: 'https://MAIN.example//' },
+      /`standbyUrl` to differ from `mainUrl`/,
+    ],
     ['auth without scheme', { auth: {} }, /`auth`/],
     ['auth.idToken not a function', { auth: { idToken: 'abc' } }, /`auth.idToken`/],
     ['bad hash', { auth: { serviceKeyHash: 'xyz' } }, /`auth.serviceKeyHash`/],
