@@ -2,7 +2,13 @@
 // (`setStandby`, `grant`, `revoke`), and the lease tokens both issue. Private to the testing kit.
 import type { HttpHandler } from 'msw';
 import { http } from 'msw';
-import type { AuthzItem, AuthzParameters } from './authz-parameters.js';
+import {
+  type AuthzItem,
+  type AuthzParameters,
+  InvalidAuthzRequest,
+  parseAuthzParameters,
+} from './authz-parameters.js';
+import { apiError, tokensAnswer } from './fake-answers.js';
 import type { FakeAuthRules } from './fake-auth.js';
 import type { FakePki } from './fake-pki.js';
 import { routeOf } from './service-url.js';
@@ -124,6 +130,28 @@ export function issueTokens(
       );
     }),
   );
+}
+
+/**
+ * The answer of `service` to an authenticated `/authz/.jwt` request by `sub`: its parameters from
+ * the query and, for a POST form, the body; the signed tokens, or 400 `invalid_request`.
+ */
+export async function answerAuthz(
+  context: FakeContext,
+  service: 'main' | 'standby',
+  sub: string,
+  request: Request,
+): Promise<Response> {
+  const query = new URL(request.url).search.slice(1);
+  const type = request.headers.get('content-type') ?? '';
+  const form = request.method === 'POST' && type.includes('application/x-www-form-urlencoded');
+  try {
+    const parameters = parseAuthzParameters(query, form ? await request.text() : '');
+    return tokensAnswer(await issueTokens(context, service, sub, parameters), context.now());
+  } catch (error) {
+    if (!(error instanceof InvalidAuthzRequest)) throw error;
+    return apiError(400, 'invalid_request', error.message, context.now());
+  }
 }
 
 /**

@@ -2,14 +2,14 @@
 // catalogue and per-user licenses, the product checkout action, and its public JWK set.
 // Private to the testing kit.
 import type { HttpHandler } from 'msw';
-import { InvalidAuthzRequest, parseAuthzParameters, readEcho } from './authz-parameters.js';
-import { apiError, jsonAnswer, notFound, tokensAnswer } from './fake-answers.js';
+import { readEcho } from './authz-parameters.js';
+import { apiError, jsonAnswer, notFound } from './fake-answers.js';
 import { authenticate } from './fake-auth.js';
 import {
+  answerAuthz,
   authRules,
   decideOnMain,
   type FakeContext,
-  issueTokens,
   itemClaims,
   serviceHandler,
 } from './fake-context.js';
@@ -17,13 +17,6 @@ import { signJwt } from './sign-jwt.js';
 
 const DIMENSIONS = new Set(['SEATS', 'USE_COUNT', 'USE_TIME']);
 const MAX_CHECKOUT_LINES = 100;
-
-/** Form parameters of a POST, when it sent a form. */
-async function formBody(request: Request): Promise<string> {
-  if (request.method !== 'POST') return '';
-  const type = request.headers.get('content-type') ?? '';
-  return type.includes('application/x-www-form-urlencoded') ? request.text() : '';
-}
 
 /** The lines of a checkout body, or why they are refused. */
 function readCheckoutLines(body: unknown): Array<{ productName: string }> | string {
@@ -54,17 +47,7 @@ export function fakeMainHandlers(context: FakeContext): HttpHandler[] {
   const authz = async (request: Request) => {
     const caller = await authenticate(request, rules, context.now());
     if (caller instanceof Response) return caller;
-    const query = new URL(request.url).search.slice(1);
-    try {
-      const parameters = parseAuthzParameters(query, await formBody(request));
-      return tokensAnswer(
-        await issueTokens(context, 'main', caller.sub, parameters),
-        context.now(),
-      );
-    } catch (error) {
-      if (!(error instanceof InvalidAuthzRequest)) throw error;
-      return apiError(400, 'invalid_request', error.message, context.now());
-    }
+    return answerAuthz(context, 'main', caller.sub, request);
   };
 
   const checkout = async (request: Request) => {

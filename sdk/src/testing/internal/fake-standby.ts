@@ -2,10 +2,9 @@
 // status checks, `/authz/.jwt` granting every item, its JWK set, the ID-token grace of 24 hours.
 // It has no management API: a test switches it with `setStandby`. Private to the testing kit.
 import type { HttpHandler } from 'msw';
-import { InvalidAuthzRequest, parseAuthzParameters } from './authz-parameters.js';
-import { apiError, jsonAnswer, notFound, tokensAnswer } from './fake-answers.js';
+import { apiError, jsonAnswer, notFound } from './fake-answers.js';
 import { authenticate } from './fake-auth.js';
-import { authRules, type FakeContext, issueTokens, serviceHandler } from './fake-context.js';
+import { answerAuthz, authRules, type FakeContext, serviceHandler } from './fake-context.js';
 
 const API_KEY_HEADER = 'service-apikey';
 const SIGNING_KEY_HEADER = 'service-signingkeyid';
@@ -25,22 +24,7 @@ export function fakeStandbyHandlers(context: FakeContext): HttpHandler[] {
     if (keyId !== null && keyId !== context.pki.standby.kid) {
       return apiError(400, 'unknown_signing_key', `No signing key ${keyId}`, context.now());
     }
-    const query = new URL(request.url).search.slice(1);
-    const type = request.headers.get('content-type') ?? '';
-    const body =
-      request.method === 'POST' && type.includes('application/x-www-form-urlencoded')
-        ? await request.text()
-        : '';
-    try {
-      const parameters = parseAuthzParameters(query, body);
-      return tokensAnswer(
-        await issueTokens(context, 'standby', caller.sub, parameters),
-        context.now(),
-      );
-    } catch (error) {
-      if (!(error instanceof InvalidAuthzRequest)) throw error;
-      return apiError(400, 'invalid_request', error.message, context.now());
-    }
+    return answerAuthz(context, 'standby', caller.sub, request);
   };
 
   return [
