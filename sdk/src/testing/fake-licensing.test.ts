@@ -207,6 +207,34 @@ describe('createFakeLicensing, through the SDK', () => {
   });
 });
 
+describe('a drill on other URLs than the client’s', () => {
+  it('changes nothing and says so, naming both URLs (localhost vs 127.0.0.1)', async () => {
+    const loopback = {
+      mainUrl: 'http://127.0.0.1:8787/main',
+      standbyUrl: 'http://127.0.0.1:8787/standby',
+    };
+    const services = await createFakeLicensing(loopback);
+    server.resetHandlers(...services.handlers);
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    try {
+      server.use(
+        ...scenarioHandlers('main-down', {
+          mainUrl: 'http://localhost:8787/main',
+          standbyUrl: 'http://localhost:8787/standby',
+        }),
+      );
+      const client = clientOn(services, loopback);
+      expect((await client.checkout(['ItemA'])).leases[0]!.servedBy).toBe('main');
+      expect(warn).toHaveBeenCalledTimes(1);
+      expect(String(warn.mock.calls[0]![0])).toMatch(
+        /breaks http:\/\/localhost:8787\/main, but the app sent GET http:\/\/127\.0\.0\.1:8787\/main\/authz\/\.jwt\?ItemA/,
+      );
+    } finally {
+      warn.mockRestore();
+    }
+  });
+});
+
 describe('createFakeLicensing, on the wire', () => {
   const auth = async (sub = 'qa-user') => ({ authorization: `IdToken ${await fake.idToken(sub)}` });
 
