@@ -152,18 +152,22 @@ export class TokenInvalidError extends LicensingError {
 }
 
 /**
- * A constructor option is missing, of the wrong type or out of range. A `TypeError` (as ky and
- * p-retry throw for bad options) that also carries `code: 'INVALID_ARGUMENT'` and the option's
- * path, so it reads like every other SDK error.
+ * A constructor option is missing, of the wrong type or out of range: a {@link LicensingError}
+ * with code `INVALID_ARGUMENT` and the option's path, thrown when the client is made, so a typo
+ * fails at start-up, not mid-outage.
+ *
+ * @example
+ * try { createLicensingClient(options); }
+ * catch (err) { if (err instanceof InvalidOptionError) console.error(err.option, err.message); }
  */
-export class InvalidOptionError extends TypeError {
+export class InvalidOptionError extends LicensingError {
   override name = 'InvalidOptionError';
-  readonly code = 'INVALID_ARGUMENT' as const;
+  declare readonly code: 'INVALID_ARGUMENT';
   /** Path of the offending option, e.g. `failover.mainAttempts`. */
   readonly option: string;
 
   constructor(option: string, message: string, options: { cause?: unknown } = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    super('INVALID_ARGUMENT', message, options);
     this.option = option;
   }
 }
@@ -189,6 +193,7 @@ const ERROR_NAMES = [
   'ApiResponseError',
   'TokenInvalidError',
   'LeaseStoreInvalidError',
+  'InvalidOptionError',
 ];
 
 /**

@@ -97,9 +97,16 @@ export interface CheckoutResult {
 export interface TrustedRoot {
   /** PEM text of the root certificate. */
   pem: string;
-  /** The standby signing key id this root belongs to; the SDK then sends `Service-SigningKeyId`. */
+  /**
+   * The standby signing key id this root belongs to; the SDK then sends it to the standby as
+   * `Service-SigningKeyId`, so the standby signs with that key.
+   */
   keyId?: string;
-  /** The service whose leases this root is for (`embed-root` writes it). Default: either service. */
+  /**
+   * The service whose keys chain to this root (`embed-root` writes it). A root for `'main'` only
+   * vouches for main's keys and its `keyId` is never sent; one for `'standby'` only for the
+   * standby's. Default: either service.
+   */
   service?: LicensingService;
 }
 

@@ -67,6 +67,8 @@ export interface CreateTestCaOptions extends TestCertOptions {
   ca?: boolean;
   /** keyUsage flags. Default keyCertSign | cRLSign. */
   keyUsage?: x509.KeyUsageFlags;
+  /** Extensions added after the default ones. */
+  extensions?: x509.Extension[];
 }
 
 /** Options of {@link TestPki.createSigningKey}. */
@@ -76,6 +78,8 @@ export interface CreateSigningKeyOptions extends TestCertOptions {
   issuer?: TestCa;
   /** Reuse a key pair (e.g. to publish one key under two certificates). */
   keys?: CryptoKeyPair;
+  /** Extensions added after basicConstraints and keyUsage (e.g. an extendedKeyUsage). */
+  extensions?: x509.Extension[];
 }
 
 /** What {@link createTestPki} returns. */
@@ -124,6 +128,7 @@ export async function createTestCa(
       true,
     ),
     await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
+    ...(options.extensions ?? []),
   ];
   const notBefore = options.notBefore ?? new Date(now - DAY_MS);
   const notAfter = options.notAfter ?? new Date(now + FIVE_YEARS_MS);
@@ -196,6 +201,7 @@ export async function createTestSigningKey(
     extensions: [
       new x509.BasicConstraintsExtension(false, undefined, true),
       new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
+      ...(options.extensions ?? []),
     ],
   });
   const { n, e } = await globalThis.crypto.subtle.exportKey('jwk', keys.publicKey);

@@ -300,7 +300,7 @@ describe('createIdTokenSource', () => {
     }
   });
 
-  it('validates its options with a TypeError naming the option', () => {
+  it('validates its options with an InvalidOptionError naming the option', () => {
     expect(() => createIdTokenSource({ provider: 'x' as never })).toThrow(/provider/);
     expect(() => createIdTokenSource({ provider: () => '', graceMs: -1 })).toThrow(/graceMs/);
     // The spec's grace is 24 h: a longer one would send tokens the standby refuses.

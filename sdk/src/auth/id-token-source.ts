@@ -284,7 +284,7 @@ function noTokenAtAll(providerError: LicensingError): LicensingError {
  * @param options `provider` (required), `store` (default memory), `now` (default `Date.now`),
  *   `graceMs` (default 86 400 000, at most that), `refreshSkewMs` (default 30 000),
  *   `providerTimeoutMs` (default 10 000), `providerRetryMs` (default 30 000), `onStoreError`.
- * @throws InvalidOptionError (a TypeError) when an option has the wrong type or range.
+ * @throws InvalidOptionError (code INVALID_ARGUMENT) when an option has the wrong type or range.
  * @example
  * const idTokens = createIdTokenSource({ provider: () => oidc.getIdToken() });
  * const { token, inGrace } = await idTokens.get('standby');

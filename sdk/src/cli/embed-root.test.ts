@@ -506,7 +506,7 @@ describe('embed-root --pem', () => {
       appRoot: { pem: string; keyId: string };
       appRootNotAfter: string;
     };
-    expect(module.appRoot).toEqual({ pem: caPem.trim(), keyId: "k'1" });
+    expect(module.appRoot).toEqual({ pem: caPem.trim(), keyId: "k'1", service: 'standby' });
     expect(module.appRootNotAfter).toBe(caNotAfter.toISOString());
     const text = await readFile(out, 'utf8');
     expect(text).toContain('EXPIRES 2030-06-01');
@@ -523,6 +523,16 @@ describe('embed-root --pem', () => {
     expect(result.stderr).toMatch(/warning: no --key-id/);
     const module = (await import(pathToFileURL(out).href)) as { rootCertificate: object };
     expect(module.rootCertificate).toEqual({ pem: caPem.trim() });
+  });
+
+  it('writes the service --service names, whatever the key id says', async () => {
+    const pemFile = join(dir, 'main.pem');
+    await writeFile(pemFile, `${caPem}\n`);
+    const out = join(dir, 'main-root.json');
+    const result = await run(['embed-root', '--pem', pemFile, '--service', 'main', '--out', out]);
+    expect(result.code).toBe(0);
+    const data = JSON.parse(await readFile(out, 'utf8')) as { rootCertificate: object };
+    expect(data.rootCertificate).toEqual({ pem: caPem.trim(), service: 'main' });
   });
 
   it('exits 1 on a file that is not a certificate, or missing', async () => {
@@ -556,7 +566,7 @@ describe('embed-root --out extensions and --format', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('(CommonJS)');
     const loaded = createRequire(import.meta.url)(out) as { rootCertificate: object };
-    expect(loaded.rootCertificate).toEqual({ pem: caPem.trim(), keyId: 'k1' });
+    expect(loaded.rootCertificate).toEqual({ pem: caPem.trim(), keyId: 'k1', service: 'standby' });
   });
 
   it('writes an ES module into a .js file and warns when Node would read it as CommonJS', async () => {
@@ -587,7 +597,7 @@ describe('embed-root --out extensions and --format', () => {
     const json = join(dir, 'root.json');
     expect((await embed(json, '--export-name', 'appRoot')).code).toBe(0);
     const data = JSON.parse(await readFile(json, 'utf8')) as Record<string, unknown>;
-    expect(data.appRoot).toEqual({ pem: caPem.trim(), keyId: 'k1' });
+    expect(data.appRoot).toEqual({ pem: caPem.trim(), keyId: 'k1', service: 'standby' });
     expect(data.appRootNotAfter).toBe(caNotAfter.toISOString());
 
     const pem = join(dir, 'embedded-root.pem');
@@ -666,6 +676,8 @@ describe('embed-root --jwks-url', () => {
     };
     expect(new x509.X509Certificate(module.rootCertificate.pem).equal(expected)).toBe(true);
     expect(module.rootCertificate.keyId).toBeUndefined();
+    // Main's root says so: the SDK never sends a key id of it to the standby.
+    expect(module.rootCertificate).toMatchObject({ service: 'main' });
   });
 
   it('exits 1 when the JWK set has no x5c', async () => {
@@ -755,6 +767,7 @@ describe('usage', () => {
     [['embed-root', '--pem', 'a.pem', '--out', 'x']],
     [['embed-root', '--pem', 'a.pem', '--out', 'x.ts', '--format', 'yaml']],
     [['embed-root', '--pem', 'a.pem', '--out', 'x.pem', '--export-name', 'appRoot']],
+    [['embed-root', '--pem', 'a.pem', '--out', 'x.ts', '--service', 'backup']],
   ])('%j exits 2', async (argv) => {
     const result = await run(argv);
     expect(result.code).toBe(2);

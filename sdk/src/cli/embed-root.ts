@@ -66,6 +66,9 @@ Options:
   --header-name <name>      Name of the API-key header (default: Service-ApiKey)
   --pem <file>              Read the root certificate from a PEM file instead
   --key-id <id>             Signing key id of that root (with --pem; recommended)
+  --service <main|standby>  Which service the root is for (written beside the pem, so the
+                            SDK sends a standby key id only to the standby). Default: standby
+                            with --standby-url or --key-id, main with --jwks-url, none else
   --jwks-url <url>          Read the root from a JWK set's x5c instead (development only)
   --out <file>              File to write
   --format <format>         ${OUTPUT_FORMATS.join('|')}: what to write, whatever the
@@ -88,6 +91,7 @@ const OPTIONS = {
   'header-name': { type: 'string' },
   pem: { type: 'string' },
   'key-id': { type: 'string' },
+  service: { type: 'string' },
   'jwks-url': { type: 'string' },
   out: { type: 'string' },
   format: { type: 'string' },
@@ -131,6 +135,19 @@ interface Plan {
   fromJsExtension: boolean;
   exportName: string;
   force: boolean;
+  /** `--service`, when given. */
+  service: RootService | undefined;
+}
+
+/** What `--service` names. */
+type RootService = 'main' | 'standby';
+
+/** The service a root is for: `--service`, else what its source says (see the usage). */
+function serviceOf(plan: Plan, keyId: string | undefined): RootService | undefined {
+  if (plan.service !== undefined) return plan.service;
+  if (plan.source.kind === 'jwks') return 'main';
+  if (plan.source.kind === 'pem') return keyId === undefined ? undefined : 'standby';
+  return 'standby';
 }
 
 function parse(argv: readonly string[], io: CliIo): Plan | 'help' {
@@ -150,12 +167,19 @@ function parse(argv: readonly string[], io: CliIo): Plan | 'help' {
   if (format === 'pem' && values['export-name'] !== undefined) {
     throw usageError('--export-name does not go with a .pem file: it exports nothing');
   }
+  const service = values.service;
+  if (service !== undefined && service !== 'main' && service !== 'standby') {
+    throw usageError(`--service must be main or standby, got ${service}`);
+  }
+  // Narrowed by the check above.
+  const rootService = service as RootService | undefined;
   const plan = {
     out: resolve(values.out),
     format,
     fromJsExtension: values.format === undefined && /\.js$/i.test(values.out),
     exportName,
     force: values.force === true,
+    service: rootService,
   };
 
   const sources = [values['standby-url'], values.pem, values['jwks-url']].filter(
@@ -445,10 +469,12 @@ export async function embedRoot(argv: readonly string[], io: CliIo): Promise<num
   if (root.notAfter.getTime() <= io.now().getTime()) {
     throw new CliError(1, `the certificate expired on ${root.notAfter.toISOString()}`);
   }
+  const service = serviceOf(plan, keyId);
   const render = (generatedAt: Date, from: string) =>
     renderRootModule({
       root,
       ...(keyId === undefined ? {} : { keyId }),
+      ...(service === undefined ? {} : { service }),
       source: from,
       exportName: plan.exportName,
       generatedAt,

@@ -117,6 +117,33 @@ describe('renderRootModule', () => {
     expect(loaded.rootCertificate).toEqual({ pem: input.root.pem });
   });
 
+  it('writes the service the root is for beside pem and keyId, in every format', async () => {
+    const withService = { ...input, service: 'standby' as const };
+    const expected = { pem: input.root.pem, keyId: HOSTILE_KEY_ID, service: 'standby' };
+    for (const [name, format] of [
+      ['service.mjs', 'esm'],
+      ['service.cjs', 'cjs'],
+    ] as const) {
+      const file = join(dir, name);
+      await writeFile(file, renderRootModule({ ...withService, format }));
+      expect((await loadWithNode(file, 'import')).rootCertificate).toEqual(expected);
+    }
+    expect(
+      JSON.parse(renderRootModule({ ...withService, format: 'json' })).rootCertificate,
+    ).toEqual(expected);
+    expect(renderRootModule(withService)).toContain("  service: 'standby',\n");
+    expect(renderRootModule({ ...withService, format: 'esm' })).toContain(
+      "readonly service: 'standby'",
+    );
+    expect(renderRootModule({ ...withService, format: 'pem' })).toMatch(
+      /^# Service: standby \(give it as service beside this pem\)\.$/m,
+    );
+    const { keyId: _, ...mainRoot } = { ...input, service: 'main' as const };
+    expect(renderRootModule(mainRoot)).toContain(
+      " * The main service's root: main's leases chain to it.",
+    );
+  });
+
   it('writes PEM with one certificate block, which OpenSSL and the SDK read', async () => {
     const text = renderRootModule({ ...input, format: 'pem' });
     const blocks = parsePemBlocks(text);

@@ -6,6 +6,8 @@ export interface RootModuleInput {
   root: RootCertificateInfo;
   /** The standby signing key id the root belongs to, when known. */
   keyId?: string;
+  /** The service the root is for (`trust.rootCertificates[].service`), when known. */
+  service?: 'main' | 'standby';
   /** Where the root came from (the standby URL or the PEM file), for the header comment. */
   source: string;
   /** Name of the exported constant (the JSON key). Default `rootCertificate`. */
@@ -43,30 +45,46 @@ function headerLines(input: RootModuleInput): string[] {
   ];
 }
 
-function keyComment(keyId: string | undefined): string {
-  return keyId === undefined
-    ? ' * No key id: the SDK cannot send Service-SigningKeyId, so this root stops verifying leases\n * once the vendor makes a newer signing key the default.\n'
-    : ` * Standby signing key: ${comment(keyId)} (sent as Service-SigningKeyId).\n`;
+function keyComment(keyId: string | undefined, service: RootModuleInput['service']): string {
+  if (keyId !== undefined) {
+    return ` * Standby signing key: ${comment(keyId)} (sent as Service-SigningKeyId).\n`;
+  }
+  return service === 'main'
+    ? " * The main service's root: main's leases chain to it.\n"
+    : ' * No key id: the SDK cannot send Service-SigningKeyId, so this root stops verifying leases\n * once the vendor makes a newer signing key the default.\n';
+}
+
+/** The root's data: `pem`, and `keyId` and `service` when known. */
+function rootValue(input: RootModuleInput) {
+  const { root, keyId, service } = input;
+  return {
+    pem: root.pem,
+    ...(keyId === undefined ? {} : { keyId }),
+    ...(service === undefined ? {} : { service }),
+  };
 }
 
 /** TypeScript, ES module or CommonJS source exporting the root and its expiry. */
 function renderCode(input: RootModuleInput, format: 'ts' | 'esm' | 'cjs'): string {
-  const { root, keyId } = input;
+  const { root, keyId, service } = input;
   const name = input.exportName ?? 'rootCertificate';
   // Base64, dashes and newlines only, but escape anyway: it lands in a template literal.
   const pem = root.pem.replace(/[`\\]/g, '\\$&').replace(/\$\{/g, '\\${');
   const keyLine = keyId === undefined ? '' : `  keyId: ${quote(keyId)},\n`;
+  const serviceLine = service === undefined ? '' : `  service: ${quote(service)},\n`;
   const header = headerLines(input)
     .map((line) => `// ${line}`)
     .join('\n');
-  const keyType = keyId === undefined ? '' : ', readonly keyId: string';
+  const keyType =
+    (keyId === undefined ? '' : ', readonly keyId: string') +
+    (service === undefined ? '' : `, readonly service: '${service}'`);
   const doc = `/**
  * Root certificate embedded in the app, for \`trust: { rootCertificates: [${name}] }\`.
  *
  * Subject: ${comment(root.subject)}
  * Valid from ${root.notBefore.toISOString()} until ${root.notAfter.toISOString()}.
-${keyComment(keyId)}${format === 'ts' ? '' : ` * @type {{ readonly pem: string${keyType} }}\n`} */`;
-  const value = `{\n  pem: \`${pem}\`,\n${keyLine}}`;
+${keyComment(keyId, service)}${format === 'ts' ? '' : ` * @type {{ readonly pem: string${keyType} }}\n`} */`;
+  const value = `{\n  pem: \`${pem}\`,\n${keyLine}${serviceLine}}`;
   const notAfter = quote(root.notAfter.toISOString());
   const notAfterDoc = `/** When {@link ${name}} expires (ISO 8601). */`;
   if (format === 'ts') {
@@ -82,11 +100,11 @@ ${keyComment(keyId)}${format === 'ts' ? '' : ` * @type {{ readonly pem: string${
 
 /** JSON with the same names as the modules export, plus a `$comment` with the header. */
 function renderJson(input: RootModuleInput): string {
-  const { root, keyId } = input;
+  const { root } = input;
   const name = input.exportName ?? 'rootCertificate';
   const data = {
     $comment: headerLines(input).join(' '),
-    [name]: keyId === undefined ? { pem: root.pem } : { pem: root.pem, keyId },
+    [name]: rootValue(input),
     [`${name}NotAfter`]: root.notAfter.toISOString(),
     subject: root.subject,
   };
@@ -98,20 +116,21 @@ function renderJson(input: RootModuleInput): string {
  * outside the block; OpenSSL and the SDK do).
  */
 function renderPem(input: RootModuleInput): string {
-  const { root, keyId } = input;
+  const { root, keyId, service } = input;
   const lines = [
     ...headerLines(input),
     `Subject: ${comment(root.subject)}`,
     keyId === undefined
       ? 'No key id: the SDK cannot send Service-SigningKeyId for this root.'
       : `Standby signing key: ${comment(keyId)} (give it as keyId beside this pem).`,
+    ...(service === undefined ? [] : [`Service: ${service} (give it as service beside this pem).`]),
   ];
   return `${lines.map((line) => `# ${line}`).join('\n')}\n${root.pem}\n`;
 }
 
 /**
  * The file that embeds a root certificate, in `input.format`: for `ts`, `esm` and `cjs` a module
- * exporting a constant with `pem` (and `keyId`) ready for
+ * exporting a constant with `pem` (and `keyId`, `service`) ready for
  * `trust: { rootCertificates: [rootCertificate] }` plus a `…NotAfter` constant, with the expiry
  * date in comments; for `json` the same names as keys; for `pem` the certificate itself.
  *

@@ -9,7 +9,7 @@ import { createLeaseState } from '../lease/lease-state.js';
 import { createMemoryLeaseStore } from '../lease/memory-lease-store.js';
 import { createServiceKeys } from '../lease/service-keys.js';
 import { createTrustedClock } from '../lease/trusted-clock.js';
-import { parseTrustedRoots, watchRootExpiry } from '../lease/trusted-roots.js';
+import { anchorsFor, parseTrustedRoots, watchRootExpiry } from '../lease/trusted-roots.js';
 import { resolveCloseOptions } from '../options/app-integration.js';
 import {
   type LicensingClientOptions,
@@ -37,7 +37,7 @@ import { verifyToken } from './verify-token.js';
  * the root certificates embedded in the app.
  *
  * @param options Validated once; an unknown or malformed option throws an `InvalidOptionError`
- *   (a `TypeError`) naming it. See {@link LicensingClientOptions} for every option with its unit
+ *   (code `INVALID_ARGUMENT`) naming it. See {@link LicensingClientOptions} for every option with its unit
  *   and default.
  * @returns A {@link LicensingClient}. Call `close()` when done.
  * @throws InvalidOptionError for a bad option.
@@ -91,7 +91,12 @@ export function assembleLicensingClient(
   );
   watchRoots();
   const keysOf = (service: LicensingService) =>
-    createServiceKeys({ service, anchors, cooldownMs, embedHint: embedHint(service, options) });
+    createServiceKeys({
+      service,
+      anchors: anchorsFor(anchors, service),
+      cooldownMs,
+      embedHint: embedHint(service, options),
+    });
   const keys = { main: keysOf('main'), standby: keysOf('standby') };
   // Observed so that preflight can tell whether a write reached the store.
   const store = observeStore(options.leaseStore ?? createMemoryLeaseStore());
@@ -118,7 +123,7 @@ export function assembleLicensingClient(
     now: options.now,
     attemptTimeoutMs: options.failover.attemptTimeoutMs,
     signingKeyIdHeader: options.names.signingKeyIdHeader,
-    signingKeyId: options.signingKeyId,
+    signingKeyIds: options.signingKeyIds,
     credentials,
   });
   const strategyDeps = {
@@ -267,7 +272,6 @@ export function assembleLicensingClient(
         {
           mainUrl: options.mainUrl,
           standbyUrl: options.standbyUrl,
-          signingKeyId: options.signingKeyId,
           idTokenAuth: options.auth.kind === 'idToken',
           credentials,
           store,

@@ -26,8 +26,6 @@ import type { ObservedStore } from './observed-store.js';
 export interface PreflightSetup {
   mainUrl: string;
   standbyUrl: string;
-  /** The standby key the app pins (the first embedded root's `keyId`), when it pins one. */
-  signingKeyId: string | undefined;
   /** True with ID-token auth; false with a service key hash. */
   idTokenAuth: boolean;
   /** The client's credentials, the ones the transport sends. */
@@ -145,7 +143,7 @@ async function checkChain(
   const keys = context.keys[service];
   // As every operation does with a JWK set it fetched: trusted keys join the saved ones.
   if (await keys.merge(jwks, context.clock.local())) await context.state.persist();
-  const pinned = service === 'standby' ? setup.signingKeyId : undefined;
+  const pinned = service === 'standby' ? context.transport.signingKeyId : undefined;
   const kid = signingKid(jwks, pinned);
   const hint = embedHint(service, setup);
   if (kid === undefined) {

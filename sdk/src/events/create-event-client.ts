@@ -88,7 +88,7 @@ export interface EventClient {
 
 /**
  * Creates a client for the event data service. Runs anywhere with `fetch` and WebCrypto.
- * Option errors throw an `InvalidOptionError` (a `TypeError`) naming the option.
+ * Option errors throw an `InvalidOptionError` (code `INVALID_ARGUMENT`) naming the option.
  *
  * @example
  * import { createEventClient, timestampToDate } from '@standby-licensing/sdk';

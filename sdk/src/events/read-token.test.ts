@@ -70,7 +70,7 @@ describe('read tokens signed by the SDK', () => {
     expect(feeds).toEqual(['billing']);
   });
 
-  it('refuses bad auth options with a TypeError naming the option', () => {
+  it('refuses bad auth options with an InvalidOptionError naming the option', () => {
     expect(() =>
       createReadTokenSource({ privateKey: keys.privateKey, ttlMs: 5 }, Date.now),
     ).toThrow(/auth\.ttlMs/);

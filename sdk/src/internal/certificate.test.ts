@@ -242,6 +242,35 @@ describe('parseCertificate', () => {
     const parsed = parse(bare);
     expect(parsed).not.toHaveProperty('basicConstraints');
     expect(parsed).not.toHaveProperty('keyUsage');
+    expect(parsed).not.toHaveProperty('extendedKeyUsage');
+    expect(parsed.unknownCriticalExtensions).toEqual([]);
+  });
+
+  it('reads extendedKeyUsage and lists the critical extensions it does not understand', async () => {
+    const keys = await generate({ name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' });
+    const unknown = (oid: string, critical: boolean) =>
+      new x509.Extension(oid, critical, new Uint8Array([0x05, 0x00]));
+    const cert = await x509.X509CertificateGenerator.createSelfSigned({
+      name: 'CN=Extensions',
+      keys,
+      ...validity,
+      extensions: [
+        new x509.ExtendedKeyUsageExtension(['1.3.6.1.5.5.7.3.1', '1.2.3.4'], true),
+        new x509.BasicConstraintsExtension(false, undefined, true),
+        new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
+        await x509.SubjectKeyIdentifierExtension.create(keys.publicKey, true),
+        new x509.SubjectAlternativeNameExtension([{ type: 'dns', value: 'a.example' }], true),
+        unknown('1.2.3.4.5', true),
+        unknown('1.2.3.4.6', false),
+        unknown('2.5.29.32', true),
+        // A second extendedKeyUsage: the first one counts.
+        new x509.ExtendedKeyUsageExtension(['2.5.29.37.0'], false),
+      ],
+    });
+    const parsed = parse(cert);
+    expect(parsed.extendedKeyUsage).toEqual(['1.3.6.1.5.5.7.3.1', '1.2.3.4']);
+    // certificatePolicies (2.5.29.32) is not processed either: critical, it is unknown.
+    expect(parsed.unknownCriticalExtensions).toEqual(['1.2.3.4.5', '2.5.29.32']);
   });
 
   it('renders multi-valued RDNs, escapes, unknown attribute types and encodings', async () => {

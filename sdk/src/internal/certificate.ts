@@ -8,8 +8,14 @@ import { AsnParser } from '@peculiar/asn1-schema';
 import {
   BasicConstraints,
   Certificate,
+  ExtendedKeyUsage,
+  id_ce_authorityKeyIdentifier,
   id_ce_basicConstraints,
+  id_ce_extKeyUsage,
+  id_ce_issuerAltName,
   id_ce_keyUsage,
+  id_ce_subjectAltName,
+  id_ce_subjectKeyIdentifier,
   KeyUsage,
   type Name,
   SubjectPublicKeyInfo,
@@ -44,6 +50,13 @@ export interface CertificateInfo {
   basicConstraints?: { ca: boolean; pathLength?: number };
   /** keyUsage bits (see {@link KEY_USAGE}), when the extension is present. */
   keyUsage?: number;
+  /** The purposes (OIDs) of extendedKeyUsage, when the extension is present. */
+  extendedKeyUsage?: string[];
+  /**
+   * OIDs of the critical extensions this module does not understand: RFC 5280 4.2 says a
+   * certificate carrying one must be refused.
+   */
+  unknownCriticalExtensions: string[];
   /** OID of the algorithm the issuer signed with. */
   signatureAlgorithm: string;
   /** DER of the signed part (tbsCertificate), exactly as in the input. */
@@ -155,12 +168,32 @@ function renderName(name: Name): string {
     .join(', ');
 }
 
+/**
+ * Extensions this module reads, or whose meaning cannot change whether a key may sign leases
+ * (key identifiers, alternative names): a critical one of these is understood.
+ */
+const UNDERSTOOD_EXTENSIONS: ReadonlySet<string> = new Set([
+  id_ce_basicConstraints,
+  id_ce_keyUsage,
+  id_ce_extKeyUsage,
+  id_ce_subjectKeyIdentifier,
+  id_ce_authorityKeyIdentifier,
+  id_ce_subjectAltName,
+  id_ce_issuerAltName,
+]);
+
 function readExtensions(certificate: Certificate) {
   let basicConstraints: CertificateInfo['basicConstraints'];
   let keyUsage: number | undefined;
+  let extendedKeyUsage: string[] | undefined;
+  const unknownCriticalExtensions: string[] = [];
   // The first occurrence counts, as in @peculiar/x509's getExtension.
   for (const extension of certificate.tbsCertificate.extensions ?? []) {
-    if (extension.extnID === id_ce_basicConstraints && basicConstraints === undefined) {
+    const { extnID } = extension;
+    if (extension.critical && !UNDERSTOOD_EXTENSIONS.has(extnID)) {
+      unknownCriticalExtensions.push(extnID);
+    }
+    if (extnID === id_ce_basicConstraints && basicConstraints === undefined) {
       const parsed = AsnParser.parse(extension.extnValue.buffer, BasicConstraints);
       basicConstraints = {
         ca: parsed.cA,
@@ -168,13 +201,17 @@ function readExtensions(certificate: Certificate) {
           ? {}
           : { pathLength: Number(parsed.pathLenConstraint) }),
       };
-    } else if (extension.extnID === id_ce_keyUsage && keyUsage === undefined) {
+    } else if (extnID === id_ce_keyUsage && keyUsage === undefined) {
       keyUsage = AsnParser.parse(extension.extnValue.buffer, KeyUsage).toNumber();
+    } else if (extnID === id_ce_extKeyUsage && extendedKeyUsage === undefined) {
+      extendedKeyUsage = [...AsnParser.parse(extension.extnValue.buffer, ExtendedKeyUsage)];
     }
   }
   return {
     ...(basicConstraints ? { basicConstraints } : {}),
     ...(keyUsage === undefined ? {} : { keyUsage }),
+    ...(extendedKeyUsage === undefined ? {} : { extendedKeyUsage }),
+    unknownCriticalExtensions,
   };
 }
 

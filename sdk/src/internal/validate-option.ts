@@ -1,6 +1,7 @@
 // The SDK's one family of input validators (p-retry `validateNumberOption`). Each check names the
-// offending input. `option` checks construction options and throws InvalidOptionError (a
-// TypeError); `argument` checks per-call arguments and throws LicensingError INVALID_ARGUMENT.
+// offending input. `option` checks construction options and throws InvalidOptionError;
+// `argument` checks per-call arguments and throws a plain LicensingError. Both have the code
+// INVALID_ARGUMENT.
 import { InvalidOptionError, LicensingError } from '../errors.js';
 
 interface NumberRule {

@@ -345,6 +345,94 @@ describe('verifyCertificateChain, more', () => {
   });
 });
 
+describe('verifyCertificateChain, what a certificate is for', () => {
+  const unknownCritical = () => new x509.Extension('1.2.3.4.5', true, new Uint8Array([5, 0]));
+  const eku = (...usages: string[]) => new x509.ExtendedKeyUsageExtension(usages);
+  const SERVER = '1.3.6.1.5.5.7.3.1';
+  const OTHERS = [
+    SERVER,
+    '1.3.6.1.5.5.7.3.2',
+    '1.3.6.1.5.5.7.3.3',
+    '1.3.6.1.5.5.7.3.4',
+    '1.3.6.1.5.5.7.3.8',
+    '1.3.6.1.5.5.7.3.9',
+  ];
+
+  it.each(OTHERS)('refuses a leaf whose extendedKeyUsage is only %s', async (usage) => {
+    const leaf = await issue(ecRoot, 'CN=Other purpose', rsaKeys, [
+      ...leafExtensions(),
+      eku(usage),
+    ]);
+    const error = await refusal(verifyCertificateChain([b64(leaf.cert)], [anchorOf(ecRoot)]));
+    expect(error.message).toMatch(
+      /^x5c\[0\] \(CN=Other purpose\) is a certificate for .+ \(its extendedKeyUsage\), not for signing leases$/,
+    );
+  });
+
+  it('names every purpose of a leaf issued for several others', async () => {
+    const leaf = await issue(ecRoot, 'CN=TLS', rsaKeys, [
+      ...leafExtensions(),
+      eku(SERVER, '1.3.6.1.5.5.7.3.2'),
+    ]);
+    const error = await refusal(verifyCertificateChain([b64(leaf.cert)], [anchorOf(ecRoot)]));
+    expect(error.message).toContain('a certificate for TLS server, TLS client');
+  });
+
+  it('takes a leaf whose extendedKeyUsage also names any purpose or one of its own', async () => {
+    for (const usages of [['2.5.29.37.0'], ['1.2.3.4.5.6'], [SERVER, '1.2.3.4.5.6']]) {
+      const leaf = await issue(ecRoot, 'CN=Leases', rsaKeys, [...leafExtensions(), eku(...usages)]);
+      const path = await verifyCertificateChain([b64(leaf.cert)], [anchorOf(ecRoot)]);
+      expect(path.leaf.extendedKeyUsage).toEqual(usages);
+    }
+  });
+
+  it('refuses an extendedKeyUsage that names no purpose (RFC 5280 requires one)', async () => {
+    const leaf = await issue(ecRoot, 'CN=Empty', rsaKeys, [...leafExtensions(), eku()]);
+    const error = await refusal(verifyCertificateChain([b64(leaf.cert)], [anchorOf(ecRoot)]));
+    expect(error.message).toBe('x5c[0] (CN=Empty) has an extendedKeyUsage naming no purpose');
+  });
+
+  it('refuses an unknown critical extension in the leaf or an intermediate, naming it', async () => {
+    const leaf = await issue(ecRoot, 'CN=Critical leaf', rsaKeys, [
+      ...leafExtensions(),
+      unknownCritical(),
+    ]);
+    const error = await refusal(verifyCertificateChain([b64(leaf.cert)], [anchorOf(ecRoot)]));
+    expect(error.message).toBe(
+      'x5c[0] (CN=Critical leaf) has the unknown critical extension 1.2.3.4.5',
+    );
+
+    const intermediate = await issue(ecRoot, 'CN=Critical CA', await keysOf(RSA), [
+      ...caExtensions(0),
+      unknownCritical(),
+    ]);
+    const below = await issue(intermediate, 'CN=Below', rsaKeys, leafExtensions());
+    const chain = [b64(below.cert), b64(intermediate.cert)];
+    expect((await refusal(verifyCertificateChain(chain, [anchorOf(ecRoot)]))).message).toBe(
+      'x5c[1] (CN=Critical CA) has the unknown critical extension 1.2.3.4.5',
+    );
+  });
+
+  it('does not judge the embedded root by its extensions (the app chose to trust it)', async () => {
+    const keys = await keysOf(RSA);
+    const cert = await x509.X509CertificateGenerator.createSelfSigned({
+      name: 'CN=Root with policies',
+      keys,
+      ...validity,
+      extensions: [...caExtensions(), unknownCritical()],
+    });
+    const root: Ca = {
+      cert,
+      keys,
+      signingAlgorithm: { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' },
+    };
+    const leaf = await issue(root, 'CN=Under it', rsaKeys, leafExtensions());
+    for (const chain of [[b64(leaf.cert)], [b64(leaf.cert), b64(root.cert)]]) {
+      await expect(verifyCertificateChain(chain, [anchorOf(root)])).resolves.toBeDefined();
+    }
+  });
+});
+
 describe('assertPathValidAt', () => {
   const T = Date.UTC(2030, 6, 1);
   const path = [

@@ -50,6 +50,44 @@ export class ChainError extends Error {
 const MAX_CHAIN_LENGTH = 8;
 
 /**
+ * Purposes of an extendedKeyUsage that make a certificate one issued for something else than
+ * signing leases: TLS server and client, code signing, e-mail, time stamping, OCSP responses.
+ */
+const OTHER_PURPOSES: Readonly<Record<string, string>> = {
+  '1.3.6.1.5.5.7.3.1': 'TLS server',
+  '1.3.6.1.5.5.7.3.2': 'TLS client',
+  '1.3.6.1.5.5.7.3.3': 'code signing',
+  '1.3.6.1.5.5.7.3.4': 'e-mail',
+  '1.3.6.1.5.5.7.3.8': 'time stamping',
+  '1.3.6.1.5.5.7.3.9': 'OCSP signing',
+};
+
+/** Throws unless `cert` carries only critical extensions the SDK understands (RFC 5280 4.2). */
+function assertNoUnknownCritical(cert: CertificateInfo, label: string) {
+  const [oid] = cert.unknownCriticalExtensions;
+  if (oid !== undefined) {
+    throw new ChainError(`${label} (${cert.subject}) has the unknown critical extension ${oid}`);
+  }
+}
+
+/**
+ * Throws when the signing certificate's extendedKeyUsage is present and names only purposes
+ * other than signing leases: such a key was issued for something else. No extendedKeyUsage,
+ * `anyExtendedKeyUsage` or a purpose of the vendor's own all leave it free to sign leases.
+ */
+function assertMaySignLeases(leaf: CertificateInfo) {
+  const purposes = leaf.extendedKeyUsage;
+  if (purposes === undefined || !purposes.every((oid) => oid in OTHER_PURPOSES)) return;
+  if (purposes.length === 0) {
+    throw new ChainError(`x5c[0] (${leaf.subject}) has an extendedKeyUsage naming no purpose`);
+  }
+  const names = purposes.map((oid) => OTHER_PURPOSES[oid]).join(', ');
+  throw new ChainError(
+    `x5c[0] (${leaf.subject}) is a certificate for ${names} (its extendedKeyUsage), not for signing leases`,
+  );
+}
+
+/**
  * Whether `issuer`'s key signed `cert`. An algorithm the SDK cannot check is a ChainError naming
  * its OID, not a mere "does not verify".
  */
@@ -83,7 +121,10 @@ function assertMayIssue(issuer: CertificateInfo, label: string, intermediatesBel
  * Parses an `x5c` chain (standard base64 DER, signing certificate first) and verifies it up to
  * one of `anchors`: the last certificate must be an embedded root or be signed by one; every
  * certificate is signed by the next; each issuer is a CA (keyCertSign when keyUsage is present,
- * path length respected); the leaf may sign (digitalSignature when keyUsage is present).
+ * path length respected); no certificate below the embedded root carries a critical extension
+ * the SDK does not understand; the leaf may sign (digitalSignature when keyUsage is present) and
+ * was issued for signing leases (an extendedKeyUsage, when present, names more than TLS, code
+ * signing, e-mail, time stamping or OCSP).
  * Validity dates are returned, not checked, so a cached result can be re-checked cheaply at
  * each use. Throws a {@link ChainError} naming the certificate at fault.
  */
@@ -134,6 +175,7 @@ export async function verifyCertificateChain(
   for (let i = 0; i < path.length - 1; i++) {
     const cert = path[i]!;
     const issuer = path[i + 1]!;
+    assertNoUnknownCritical(cert, labels[i]!);
     if (!sameBytes(cert.issuerDer, issuer.subjectDer)) {
       throw new ChainError(
         `${labels[i]} is issued by ${cert.issuer}, but the next certificate is ${issuer.subject}`,
@@ -149,6 +191,7 @@ export async function verifyCertificateChain(
   if (leaf.keyUsage !== undefined && (leaf.keyUsage & KEY_USAGE.digitalSignature) === 0) {
     throw new ChainError(`x5c[0] (${leaf.subject}) lacks the digitalSignature key usage`);
   }
+  assertMaySignLeases(leaf);
 
   return {
     leaf,

@@ -6,7 +6,7 @@ import {
 import type { LeaseClaims, LicensingService } from '../types.js';
 import { readLeaseToken } from './lease-token.js';
 import { createServiceKeys, type ServiceKeys } from './service-keys.js';
-import { parseTrustedRoots, watchRootExpiry } from './trusted-roots.js';
+import { anchorsFor, parseTrustedRoots, watchRootExpiry } from './trusted-roots.js';
 import { checkLeaseClaims, soleGrantedItem, verifySignedToken } from './verify-lease.js';
 
 export type { RootExpiringInfo } from '../client-hooks.js';
@@ -71,7 +71,7 @@ export function createLeaseVerifier(options: LeaseVerifierOptions): LeaseVerifie
   const keysOf = (service: LicensingService): ServiceKeys => {
     let source = keys.get(service);
     if (!source) {
-      source = createServiceKeys({ service, anchors, cooldownMs });
+      source = createServiceKeys({ service, anchors: anchorsFor(anchors, service), cooldownMs });
       keys.set(service, source);
     }
     return source;

@@ -4,7 +4,12 @@ import { createTestRoot, type TestCa } from '@test/helpers/test-pki.js';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { LicensingError } from '../errors.js';
 import { formatPem } from '../internal/pem.js';
-import { type ParsedRoot, parseTrustedRoots, watchRootExpiry } from './trusted-roots.js';
+import {
+  anchorsFor,
+  type ParsedRoot,
+  parseTrustedRoots,
+  watchRootExpiry,
+} from './trusted-roots.js';
 
 const T0 = Date.UTC(2030, 0, 1);
 const DAY = 86_400_000;
@@ -28,6 +33,23 @@ function refusal(roots: unknown): LicensingError {
   }
   throw new Error('expected parseTrustedRoots to throw');
 }
+
+describe('anchorsFor', () => {
+  it("gives each service the roots for it and those for either, never the other's", () => {
+    const roots = parseTrustedRoots([
+      { pem: root.pem, keyId: 'm', service: 'main' },
+      { pem: root.pem, keyId: 's', service: 'standby' },
+      { pem: root.pem, keyId: 'both' },
+    ]);
+    expect(roots.map((r) => r.service)).toEqual(['main', 'standby', undefined]);
+    expect(anchorsFor(roots, 'main').map((r) => r.keyId)).toEqual(['m', 'both']);
+    expect(anchorsFor(roots, 'standby').map((r) => r.keyId)).toEqual(['s', 'both']);
+    // Anything but the two names is no service (the options refuse it before).
+    expect(
+      parseTrustedRoots([{ pem: root.pem, service: 'backup' as never }])[0],
+    ).not.toHaveProperty('service');
+  });
+});
 
 describe('parseTrustedRoots', () => {
   it('parses each root once, with its DER, its expiry and its key id', () => {

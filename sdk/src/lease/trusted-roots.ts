@@ -2,12 +2,14 @@ import type { RootExpiringInfo } from '../client-hooks.js';
 import { LicensingError } from '../errors.js';
 import { parseCertificate } from '../internal/certificate.js';
 import { parsePemBlocks } from '../internal/pem.js';
-import type { TrustedRoot } from '../types.js';
+import type { LicensingService, TrustedRoot } from '../types.js';
 import type { TrustAnchor } from './certificate-chain.js';
 
 /** An embedded root, parsed once, with its expiry. */
 export interface ParsedRoot extends TrustAnchor {
   notAfter: number;
+  /** The service it vouches for; undefined: either. */
+  service?: LicensingService;
 }
 
 const ROOT_WARNING_MS = 90 * 86_400_000;
@@ -39,6 +41,7 @@ export function parseTrustedRoots(roots: unknown): ParsedRoot[] {
         cert,
         der: cert.der,
         ...(typeof root.keyId === 'string' ? { keyId: root.keyId } : {}),
+        ...(root.service === 'main' || root.service === 'standby' ? { service: root.service } : {}),
         notAfter: cert.notAfter.getTime(),
       };
     } catch (cause) {
@@ -49,6 +52,16 @@ export function parseTrustedRoots(roots: unknown): ParsedRoot[] {
       );
     }
   });
+}
+
+/**
+ * The roots that vouch for `service`'s keys: those for it and those for either service.
+ *
+ * @example
+ * createServiceKeys({ service: 'main', anchors: anchorsFor(roots, 'main'), ... });
+ */
+export function anchorsFor(roots: readonly ParsedRoot[], service: LicensingService): ParsedRoot[] {
+  return roots.filter((root) => root.service === undefined || root.service === service);
 }
 
 /**

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createIdTokenSource } from '../auth/id-token-source.js';
+import { InvalidOptionError } from '../errors.js';
 import { createFileIdTokenStore } from './file-id-token-store.js';
 
 const posix = process.platform !== 'win32';
@@ -86,7 +87,7 @@ describe('createFileIdTokenStore', () => {
     await expect(after.get('standby')).resolves.toEqual({ token, inGrace: true, expiresAt: T0 });
   });
 
-  it('rejects an empty path with a TypeError', () => {
-    expect(() => createFileIdTokenStore('')).toThrow(TypeError);
+  it('rejects an empty path with an InvalidOptionError', () => {
+    expect(() => createFileIdTokenStore('')).toThrow(InvalidOptionError);
   });
 });

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { hmacSealing } from '@test/helpers/sealing.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { InvalidOptionError } from '../errors.js';
 import { createFileLeaseStore } from './file-lease-store.js';
 
 const posix = process.platform !== 'win32';
@@ -60,6 +61,6 @@ describe('createFileLeaseStore', () => {
   });
 
   it('refuses an empty path', () => {
-    expect(() => createFileLeaseStore('')).toThrow(TypeError);
+    expect(() => createFileLeaseStore('')).toThrow(InvalidOptionError);
   });
 });

@@ -4,6 +4,7 @@ import { createHmac } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { LicensingError } from '../errors.js';
 import { type MachineIdOptions, resolveMachineIdOptions } from '../options/app-integration.js';
+import { hardwareTextProblem } from '../options/hardware-id.js';
 
 /** The variable whose value, when set and not empty, is the hardware id as it is. */
 export const HARDWARE_ID_VARIABLE = 'STANDBY_LICENSING_HARDWARE_ID';
@@ -82,7 +83,16 @@ export async function readMachineId(
 ): Promise<string> {
   const { appId } = resolveMachineIdOptions(options);
   const override = sources.env[HARDWARE_ID_VARIABLE];
-  if (override !== undefined && override !== '') return override;
+  if (override !== undefined && override !== '') {
+    const problem = hardwareTextProblem(override);
+    if (problem !== undefined) {
+      throw new LicensingError(
+        'INVALID_ARGUMENT',
+        `${HARDWARE_ID_VARIABLE} ${problem}: it cannot be a hardware id. Set ${HARDWARE_ID_VARIABLE} to an id of at most 256 characters without ';' or control characters, or unset it to use the OS machine id.`,
+      );
+    }
+    return override;
+  }
   const osId = await readOsId(sources);
   if (osId === undefined) {
     const where = LOOKED_AT[sources.platform] ?? 'no known place on this platform';
@@ -116,7 +126,9 @@ function runCommand(command: string, args: readonly string[]): Promise<string> {
  * @param options `appId`: the app's own identifier, e.g. `com.example.app`.
  * @returns 64 lower-case hex characters, or the variable's value.
  * @throws LicensingError `INVALID_ARGUMENT` naming `STANDBY_LICENSING_HARDWARE_ID` when neither
- *   the OS id nor the variable is there; `InvalidOptionError` for a missing `appId`.
+ *   the OS id nor the variable is there, or when the variable holds what cannot be a hardware id
+ *   (a `;`, a control character, more than 256 characters); `InvalidOptionError` for a missing
+ *   `appId`.
  * @example
  * import { machineId } from '@standby-licensing/sdk/node';
  * const client = createLicensingClient({ ...options, hardwareId: await machineId({ appId: 'com.example.app' }) });

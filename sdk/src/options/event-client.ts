@@ -188,7 +188,7 @@ function resolveReadAuth(value: unknown): ResolvedReadAuth | undefined {
 
 /**
  * Applies `DEFAULTS.events` and validates every option of `createEventClient` once. Throws an
- * `InvalidOptionError` (a `TypeError`) naming the offending option, unknown keys included.
+ * `InvalidOptionError` (code `INVALID_ARGUMENT`) naming the offending option, unknown keys included.
  */
 export function resolveEventClientOptions(options: EventClientOptions): ResolvedEventClientOptions {
   const o = option.object('options', options);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { InvalidOptionError } from '../errors.js';
 import { DEFAULTS } from './defaults.js';
 import { type LicensingClientOptions, resolveLicensingClientOptions } from './licensing-client.js';
 
@@ -21,12 +22,41 @@ describe('resolveLicensingClientOptions', () => {
     expect(resolved.names).toEqual(DEFAULTS.names);
     expect(resolved.mainUrl).toBe('https://main.example');
     expect(resolved.standbyUrl).toBe('https://standby.example/v1');
-    expect(resolved.signingKeyId).toBe('k2');
+    expect(resolved.signingKeyIds).toEqual(['k2', 'k3']);
     expect(resolved.auth.kind).toBe('idToken');
+  });
+
+  it("takes each root's service, and never a key id of main's root for the standby", () => {
+    const resolved = resolveLicensingClientOptions({
+      ...base,
+      trust: {
+        rootCertificates: [
+          { pem: PEM, keyId: 'main-key', service: 'main' },
+          { pem: PEM, keyId: 'standby-key', service: 'standby' },
+          { pem: PEM, keyId: 'either' },
+          { pem: PEM, keyId: 'standby-key' },
+        ],
+      },
+    });
+    expect(resolved.signingKeyIds).toEqual(['standby-key', 'either']);
+    expect(resolved.trust.rootCertificates.map((root) => root.service)).toEqual([
+      'main',
+      'standby',
+      undefined,
+      undefined,
+    ]);
+    expect(resolveWith({ trust: { rootCertificates: [{ pem: PEM }] } })().signingKeyIds).toEqual(
+      [],
+    );
   });
 
   it.each([
     ['unknown top-level key', { mainURL: 'x' }, /Unknown option `mainURL`/],
+    [
+      'a root for another service',
+      { trust: { rootCertificates: [{ pem: PEM, service: 'backup' }] } },
+      /`trust.rootCertificates\[0\].service`/,
+    ],
     ['bad mainUrl', { mainUrl: 'not a url' }, /`mainUrl`/],
     ['ftp standbyUrl', { standbyUrl: 'ftp://x' }, /`standbyUrl`/],
     [
@@ -60,11 +90,6 @@ describe('resolveLicensingClientOptions', () => {
       { trust: { rootCertificates: [{ pem: 'x' }] } },
       /`trust.rootCertificates\[0\].pem`/,
     ],
-    [
-      'root for another service',
-      { trust: { rootCertificates: [{ pem: PEM, service: 'events' }] } },
-      /`trust.rootCertificates\[0\].service`/,
-    ],
     ['empty hardwareId', { hardwareId: '' }, /`hardwareId`/],
     [
       'bad header name',
@@ -74,25 +99,9 @@ describe('resolveLicensingClientOptions', () => {
     ['fetch not a function', { fetch: 1 }, /`fetch`/],
     ['unknown event hook', { on: { failOver: () => {} } }, /Unknown option `on.failOver`/],
     ['logger without warn', { logger: {} }, /`logger.warn`/],
-  ])('rejects %s with a TypeError naming the option', (_name, patch, message) => {
-    expect(resolveWith(patch)).toThrow(TypeError);
+  ])('rejects %s with an InvalidOptionError naming the option', (_name, patch, message) => {
+    expect(resolveWith(patch)).toThrow(InvalidOptionError);
     expect(resolveWith(patch)).toThrow(message);
-  });
-
-  it('keeps the service a root is for', () => {
-    const resolved = resolveLicensingClientOptions({
-      ...base,
-      trust: {
-        rootCertificates: [
-          { pem: PEM, service: 'main' },
-          { pem: PEM, keyId: 'k2', service: 'standby' },
-        ],
-      },
-    });
-    expect(resolved.trust.rootCertificates).toEqual([
-      { pem: PEM, service: 'main' },
-      { pem: PEM, keyId: 'k2', service: 'standby' },
-    ]);
   });
 
   it('accepts a vendor’s header and scheme names', () => {

@@ -5,6 +5,7 @@ import { option } from '../internal/validate-option.js';
 import type { IdTokenStore, LeaseStore, LicensingLogger, TrustedRoot } from '../types.js';
 import { DEFAULTS, MAX_GRACE_MS } from './defaults.js';
 import { resolveFetch, type TlsOptions } from './fetch-option.js';
+import { HARDWARE_TEXT_ADVICE, hardwareTextProblem } from './hardware-id.js';
 import { resolveIdTokenStore } from './id-token-source.js';
 import { resolveServiceUrl } from './service-url.js';
 
@@ -98,8 +99,10 @@ export interface BreakerOptions {
 /** Root certificates embedded in the app that every lease must chain to. */
 export interface TrustOptions {
   /**
-   * At least one root. A root with `keyId` makes the client send `Service-SigningKeyId` (the
-   * first root carrying one) so the standby signs with the key of that root.
+   * At least one root (`{ pem, keyId?, service? }`, as `embed-root` writes them). The client sends
+   * the standby `Service-SigningKeyId` with the `keyId` of the first root not for `'main'`, so the
+   * standby signs with the key of that root; should the standby not know it
+   * (`unknown_signing_key`), the next such root's `keyId` is sent.
    */
   rootCertificates: TrustedRoot[];
   /**
@@ -136,9 +139,12 @@ export interface LicensingClientOptions {
   auth: LicensingAuthOptions;
   failover?: FailoverOptions;
   trust: TrustOptions;
-  /** Hardware id echoed in leases (`hw`). Default: none. */
+  /**
+   * Hardware id echoed in leases (`hw`), which binds every lease to this device: at most 256
+   * characters, no `;` and no control character. Default: none (leases bound to nothing).
+   */
   hardwareId?: string;
-  /** Hardware label sent as `hw=<id>;name=<label>`. Default: none. */
+  /** Hardware label sent as `hw=<id>;name=<label>`; the same rules as `hardwareId`. Default: none. */
   hardwareName?: string;
   /** App version echoed in leases (`version`). Default: none. */
   version?: string;
@@ -211,8 +217,11 @@ export interface ResolvedLicensingClientOptions {
     clockToleranceMs: number;
     unknownKidCooldownMs: number;
   };
-  /** Key id sent in the signing-key header to the standby, from the first root carrying one. */
-  signingKeyId: string | undefined;
+  /**
+   * Key ids the signing-key header may name to the standby, in order: the `keyId`s of the roots
+   * not for main.
+   */
+  signingKeyIds: string[];
   hardwareId: string | undefined;
   hardwareName: string | undefined;
   version: string | undefined;
@@ -423,7 +432,7 @@ function resolveTrust(value: unknown): ResolvedLicensingClientOptions['trust'] {
     const service =
       r.service === undefined
         ? undefined
-        : option.oneOf(`${name}.service`, r.service, ['main', 'standby'], 'main');
+        : option.oneOf(`${name}.service`, r.service, ['main', 'standby'], 'standby');
     return {
       pem: r.pem as string,
       ...(keyId === undefined ? {} : { keyId }),
@@ -444,6 +453,14 @@ function resolveTrust(value: unknown): ResolvedLicensingClientOptions['trust'] {
       d.unknownKidCooldownMs,
     ),
   };
+}
+
+/** The key ids the standby may be asked to sign with: of the roots not for main, in order. */
+function signingKeyIdsOf(roots: readonly TrustedRoot[]): string[] {
+  const ids = roots.flatMap((root) =>
+    root.keyId !== undefined && root.service !== 'main' ? [root.keyId] : [],
+  );
+  return [...new Set(ids)];
 }
 
 function resolveNames(value: unknown): Required<WireNameOptions> {
@@ -471,6 +488,16 @@ function resolveHooks(value: unknown): LicensingEventHooks {
   return hooks as LicensingEventHooks;
 }
 
+/** A hardware id or label the wire carries whole (see `hardware-id.ts`), or undefined. */
+function resolveHardwareText(name: string, value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  const problem = hardwareTextProblem(value);
+  if (problem !== undefined) {
+    option.fail(name, `\`${name}\` ${problem}. ${HARDWARE_TEXT_ADVICE}`);
+  }
+  return value as string;
+}
+
 function resolveLeaseStore(value: unknown): LeaseStore | undefined {
   if (value === undefined) return undefined;
   const store = option.object('leaseStore', value);
@@ -481,8 +508,8 @@ function resolveLeaseStore(value: unknown): LeaseStore | undefined {
 }
 
 /**
- * Applies {@link DEFAULTS} and validates every option once. Throws an `InvalidOptionError` (a
- * `TypeError`) naming the offending option (unknown keys included), so a typo fails at
+ * Applies {@link DEFAULTS} and validates every option once. Throws an `InvalidOptionError` (code
+ * `INVALID_ARGUMENT`) naming the offending option (unknown keys included), so a typo fails at
  * start-up, not mid-outage.
  */
 export function resolveLicensingClientOptions(
@@ -508,9 +535,9 @@ export function resolveLicensingClientOptions(
     auth: resolveAuth(o.auth),
     failover: resolveFailover(o.failover),
     trust,
-    signingKeyId: trust.rootCertificates.find((root) => root.keyId !== undefined)?.keyId,
-    hardwareId: option.string('hardwareId', o.hardwareId),
-    hardwareName: option.string('hardwareName', o.hardwareName),
+    signingKeyIds: signingKeyIdsOf(trust.rootCertificates),
+    hardwareId: resolveHardwareText('hardwareId', o.hardwareId),
+    hardwareName: resolveHardwareText('hardwareName', o.hardwareName),
     version: option.string('version', o.version),
     names: resolveNames(o.names),
     leaseStore: resolveLeaseStore(o.leaseStore),

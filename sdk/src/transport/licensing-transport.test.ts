@@ -21,6 +21,18 @@ let server: Server;
 let origin: string;
 beforeAll(async () => {
   server = createServer((request, response) => {
+    // A standby that knows one signing key, 'standby-key'.
+    if (request.url === '/standby/authz/.jwt') {
+      const keyId = request.headers['service-signingkeyid'];
+      if (keyId === undefined || keyId === 'standby-key') {
+        response.writeHead(200, { 'content-type': 'application/jwt' }).end(BODIES['/jwt']![1]);
+      } else {
+        response
+          .writeHead(400, { 'content-type': 'application/json' })
+          .end('{"error":"unknown_signing_key","error_description":"names no key"}');
+      }
+      return;
+    }
     const answer = BODIES[request.url ?? ''];
     if (!answer) {
       response.writeHead(404).end();
@@ -36,7 +48,7 @@ afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
 });
 
-function transportAt(base = ''): LicensingTransport {
+function transportAt(base = '', signingKeyIds: string[] = []): LicensingTransport {
   return createLicensingTransport({
     mainUrl: `${origin}${base}`,
     standbyUrl: `${origin}${base}`,
@@ -44,10 +56,44 @@ function transportAt(base = ''): LicensingTransport {
     now: Date.now,
     attemptTimeoutMs: 2000,
     signingKeyIdHeader: 'Service-SigningKeyId',
-    signingKeyId: undefined,
+    signingKeyIds,
     credentials: { authorization: async () => 'IdToken test', refreshable: false },
   });
 }
+
+describe('the signing key id sent to the standby', () => {
+  const authz = { path: '/authz/.jwt', expect: expectTokens(1), signingKey: true };
+
+  it('moves on to the next key id when the standby knows none of that id, and stays there', async () => {
+    const transport = transportAt('/standby', ['main-key', 'old-key', 'standby-key', 'later']);
+    expect(transport.signingKeyId).toBe('main-key');
+    expect((await transport.request('standby', authz)).value).toHaveLength(1);
+    expect(transport.signingKeyId).toBe('standby-key');
+    expect((await transport.request('standby', authz)).value).toHaveLength(1);
+    expect(transport.signingKeyId).toBe('standby-key');
+  });
+
+  it("keeps the standby's refusal when no key id is left, and never moves past the last", async () => {
+    const transport = transportAt('/standby', ['main-key', 'old-key']);
+    const error = await transport.request('standby', authz).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(FailedAttempt);
+    expect((error as FailedAttempt).verdict.error).toMatchObject({
+      code: 'REQUEST_REJECTED',
+      error: 'unknown_signing_key',
+    });
+    expect(transport.signingKeyId).toBe('old-key');
+  });
+
+  it('sends no key id to main, nor with requests that do not ask for one', async () => {
+    const transport = transportAt('/standby', ['main-key']);
+    // Main at the same address: no header, so the "standby" answers.
+    expect((await transport.request('main', authz)).value).toHaveLength(1);
+    expect(
+      (await transport.request('standby', { ...authz, signingKey: false })).value,
+    ).toHaveLength(1);
+    expect(transport.signingKeyId).toBe('main-key');
+  });
+});
 
 describe('createLicensingTransport', () => {
   it("hands back a JSON body parsed, beside its text, with the Date header as the services' time", async () => {

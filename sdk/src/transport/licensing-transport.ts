@@ -41,6 +41,11 @@ export interface LicensingResponse {
 /** The licensing client's only way to talk HTTP. */
 export interface LicensingTransport {
   /**
+   * The key id the standby's `/authz/.jwt` is asked to sign with now (`Service-SigningKeyId`),
+   * or undefined when the app pins none.
+   */
+  readonly signingKeyId: string | undefined;
+  /**
    * One attempt (plus, on main with ID-token auth, one retry after a 401 with a refreshed
    * token). Resolves a successful answer; throws a {@link FailedAttempt} for a classified failure,
    * a LicensingError when no credentials can be had, or the signal's reason when aborted.
@@ -60,8 +65,11 @@ export interface LicensingTransportDeps {
   now: () => number;
   attemptTimeoutMs: number;
   signingKeyIdHeader: string;
-  /** Sent to the standby's `/authz/.jwt` when set. */
-  signingKeyId: string | undefined;
+  /**
+   * Key ids to send to the standby's `/authz/.jwt`, in order of preference: the first is sent;
+   * when the standby answers `unknown_signing_key`, the next (for the rest of the client's life).
+   */
+  signingKeyIds: readonly string[];
   credentials: Credentials;
 }
 
@@ -74,6 +82,15 @@ function readServiceTime(headers: Headers): number | undefined {
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/** True for the standby's refusal of the `Service-SigningKeyId` it was sent. */
+function isUnknownSigningKey(verdict: Verdict): boolean {
+  return (
+    !verdict.ok &&
+    verdict.error instanceof ApiResponseError &&
+    verdict.error.error === 'unknown_signing_key'
+  );
 }
 
 function failedAttempt(verdict: Verdict): FailedAttempt {
@@ -91,7 +108,9 @@ function failedAttempt(verdict: Verdict): FailedAttempt {
  */
 export function createLicensingTransport(deps: LicensingTransportDeps): LicensingTransport {
   const send = createHttpAttempt(deps.fetch);
-  const { credentials } = deps;
+  const { credentials, signingKeyIds } = deps;
+  /** Which of `signingKeyIds` is sent. */
+  let keyIndex = 0;
 
   async function authorization(
     service: LicensingService,
@@ -106,6 +125,9 @@ export function createLicensingTransport(deps: LicensingTransportDeps): Licensin
   }
 
   return {
+    get signingKeyId() {
+      return signingKeyIds[keyIndex];
+    },
     async request(service, request, signal) {
       const base = service === 'main' ? deps.mainUrl : deps.standbyUrl;
       const url = `${base}${request.path}${request.query ? `?${request.query}` : ''}`;
@@ -113,9 +135,9 @@ export function createLicensingTransport(deps: LicensingTransportDeps): Licensin
         accept: request.expect.kind === 'tokens' ? 'application/jwt' : 'application/json',
       };
       if (request.contentType) headers['content-type'] = request.contentType;
-      if (request.signingKey && service === 'standby' && deps.signingKeyId !== undefined) {
-        headers[deps.signingKeyIdHeader] = deps.signingKeyId;
-      }
+      const sentKeyIndex = keyIndex;
+      const keyId = request.signingKey && service === 'standby' ? this.signingKeyId : undefined;
+      if (keyId !== undefined) headers[deps.signingKeyIdHeader] = keyId;
       const classify = (outcome: HttpOutcome) =>
         classifyOutcome(outcome, {
           service,
@@ -218,6 +240,12 @@ export function createLicensingTransport(deps: LicensingTransportDeps): Licensin
             },
           ),
         });
+      }
+      // The standby knows no key of that id (the root of another service, or of a key it no
+      // longer has): ask again with the next root's, at once, as the same attempt.
+      if (keyId !== undefined && isUnknownSigningKey(verdict)) {
+        if (keyIndex === sentKeyIndex && keyIndex < signingKeyIds.length - 1) keyIndex += 1;
+        if (keyIndex !== sentKeyIndex) return this.request(service, request, signal);
       }
       throw failedAttempt(verdict);
     },
