@@ -99,11 +99,11 @@ function seconds(ms: number): string {
   return `${(ms / 1000).toFixed(1)} s`;
 }
 
-/** Runs a program to its end; never rejects for its exit code. */
+/** Runs a program to its end (at most a minute); never rejects for its exit code. */
 function runProgram(
   file: string,
   args: readonly string[],
-  options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs?: number },
+  options: { cwd: string; env: NodeJS.ProcessEnv },
 ): Promise<ProcessResult> {
   const started = performance.now();
   return new Promise((resolve) => {
@@ -113,7 +113,8 @@ function runProgram(
       {
         cwd: options.cwd,
         env: options.env,
-        timeout: options.timeoutMs ?? 120_000,
+        // Each app takes seconds; one that hangs (a handle left open) is a failure.
+        timeout: 60_000,
         maxBuffer: 16 * 1024 * 1024,
       },
       (error, stdout, stderr) => {
