@@ -59,6 +59,11 @@ describe('resolveLicensingClientOptions', () => {
     ],
     ['bad mainUrl', { mainUrl: 'not a url' }, /`mainUrl`/],
     ['ftp standbyUrl', { standbyUrl: 'ftp://x' }, /`standbyUrl`/],
+    [
+      'standbyUrl equal to mainUrl',
+      { standbyUrl: 'https://MAIN.example//' },
+      /`standbyUrl` to differ from `mainUrl`/,
+    ],
     ['auth without scheme', { auth: {} }, /`auth`/],
     ['auth.idToken not a function', { auth: { idToken: 'abc' } }, /`auth.idToken`/],
     ['bad hash', { auth: { serviceKeyHash: 'xyz' } }, /`auth.serviceKeyHash`/],

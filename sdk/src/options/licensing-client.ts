@@ -520,9 +520,18 @@ export function resolveLicensingClientOptions(
   const trust = resolveTrust(o.trust);
   const logger = o.logger;
   if (logger !== undefined) option.requireFn('logger.warn', option.object('logger', logger).warn);
+  const mainUrl = resolveServiceUrl('mainUrl', o.mainUrl);
+  const standbyUrl = resolveServiceUrl('standbyUrl', o.standbyUrl);
+  if (standbyUrl === mainUrl) {
+    // Failover to the same URL would only retry main: a copy-paste slip, never a setup.
+    option.fail(
+      'standbyUrl',
+      `Expected \`standbyUrl\` to differ from \`mainUrl\` (both are ${mainUrl}): give the standby service's own base URL`,
+    );
+  }
   return {
-    mainUrl: resolveServiceUrl('mainUrl', o.mainUrl),
-    standbyUrl: resolveServiceUrl('standbyUrl', o.standbyUrl),
+    mainUrl,
+    standbyUrl,
     auth: resolveAuth(o.auth),
     failover: resolveFailover(o.failover),
     trust,
