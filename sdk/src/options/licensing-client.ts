@@ -111,8 +111,10 @@ export interface TrustOptions {
    */
   clockToleranceMs?: number;
   /**
-   * After a JWKS refetch still lacks a `kid`, or its key failed the chain check, tokens with that
-   * `kid` are refused without another fetch for this long, in ms. Default 30 000.
+   * After a fetch of a service's JWK set brought no trusted key for a `kid` (it lacked it, or its
+   * key failed the chain check), no other fetch for an unknown `kid` of that service happens for
+   * this long, whatever the `kid`: tokens with such a `kid` are refused meanwhile, in ms. Default
+   * 30 000.
    */
   unknownKidCooldownMs?: number;
 }
