@@ -53,7 +53,7 @@ import { verifyToken } from './verify-token.js';
  *   trust: { rootCertificates: [{ pem: ROOT_PEM, keyId: 'standby-key-1' }] },
  *   hardwareId: 'workstation-42',
  *   version: '3.1.0',
- *   on: { failover: (e) => console.warn('licensing on standby', e.cause) },
+ *   on: { failover: (e) => console.warn('licensing on standby:', (e.cause as Error).message) },
  * });
  * const { leases, denied } = await client.checkout(['ItemA']);
  * const keeper = client.keepAlive(leases); // renews at `refreshAt`, through failover

@@ -23,7 +23,10 @@ export interface IdTokenAuthOptions {
   graceMs?: number;
   /** How long a call waits for `idToken()` before using the fallback, in ms. Default 10 000. */
   providerTimeoutMs?: number;
-  /** After `idToken()` fails, how long to skip asking it again, in ms. Default 30 000. */
+  /**
+   * After `idToken()` fails, how long to skip asking it again, in ms, unless main refuses the
+   * last good token meanwhile (a 401: a service answers, so it is asked at once). Default 30 000.
+   */
   providerRetryMs?: number;
 }
 
@@ -410,6 +413,12 @@ function resolveFailover(value: unknown): ResolvedFailoverOptions {
 }
 
 function resolveTrust(value: unknown): ResolvedLicensingClientOptions['trust'] {
+  if (value === undefined) {
+    option.fail(
+      'trust',
+      'Missing `trust`: the root certificates every lease must chain to, `{ rootCertificates: [rootCertificate] }`, compiled into the app. Embed them with `npx standby-licensing embed-root` (see its --help).',
+    );
+  }
   const trust = option.object('trust', value);
   option.knownKeys('trust', trust, [
     'rootCertificates',
@@ -420,7 +429,7 @@ function resolveTrust(value: unknown): ResolvedLicensingClientOptions['trust'] {
   if (!Array.isArray(roots) || roots.length === 0) {
     option.fail(
       'trust.rootCertificates',
-      'Expected `trust.rootCertificates` to be a non-empty array',
+      'Expected `trust.rootCertificates` to be a non-empty array of the roots every lease must chain to (`{ pem, keyId?, service? }`). Embed them with `npx standby-licensing embed-root` (see its --help).',
     );
   }
   const rootCertificates = (roots as unknown[]).map((root, i): TrustedRoot => {
