@@ -1,5 +1,5 @@
-import { createRequire } from 'node:module';
 import type { Ajv, SchemaObject } from 'ajv';
+import { loadCompilerPackage } from '../http/load-compiler-package.js';
 
 /**
  * Checks a document read from the data dir and returns it typed, or throws an Error saying what
@@ -7,12 +7,11 @@ import type { Ajv, SchemaObject } from 'ajv';
  */
 export type DocumentCheck<T> = (value: unknown) => T;
 
-// Loaded with the first document read (never, without a data dir): off the cold start.
-const require = createRequire(import.meta.url);
+// Ajv loads with the first document read (never, without a data dir): off the cold start.
 let shared: Ajv | undefined;
 /** The Ajv instance of data files: checked as they are, never coerced or completed. */
 function documentAjv(): Ajv {
-  const { Ajv: AjvClass } = require('ajv') as typeof import('ajv');
+  const { Ajv: AjvClass } = loadCompilerPackage('ajv');
   shared ??= new AjvClass({ coerceTypes: false, useDefaults: false, removeAdditional: false });
   return shared;
 }
