@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { copyFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -40,6 +40,30 @@ async function runScript(project: string, script: string): Promise<Run> {
 
 const median = (values: number[]) => summarize(values).p50;
 
+/**
+ * The two packages' tarballs: packed from this tree, or, when `BENCH_TARBALLS` names a folder,
+ * the `.tgz` files in it (e.g. packed from an older commit, to measure before and after in the
+ * same hour: `npm pack -w @standby-licensing/sdk -w @standby-licensing/mock-server
+ * --pack-destination <folder>` there).
+ */
+async function tarballs(temp: string, log: (message: string) => void): Promise<string[]> {
+  const given = process.env.BENCH_TARBALLS;
+  if (given) {
+    const files = (await readdir(given)).filter((name) => name.endsWith('.tgz'));
+    if (files.length !== 2) throw new Error(`BENCH_TARBALLS: expected 2 .tgz files in ${given}`);
+    log(`installing the tarballs of ${given} in a fresh project`);
+    return files.map((name) => join(given, name));
+  }
+  log('packing both packages and installing them in a fresh project');
+  const folder = join(temp, 'tarballs');
+  await mkdir(folder);
+  return packWorkspaces(
+    REPO_ROOT,
+    ['@standby-licensing/sdk', '@standby-licensing/mock-server'],
+    folder,
+  );
+}
+
 /** Medians of each step's CPU (ms) over `runs`, and of the whole. */
 function steps(runs: readonly Run[]) {
   const of = (pick: (marks: Marks) => number) => median(runs.map((r) => pick(r.marks)));
@@ -70,14 +94,7 @@ export const timeToLicensedRow: BenchRow = {
   async run({ quick, log }) {
     const temp = await mkdtemp(join(tmpdir(), 'standby-bench-8-'));
     try {
-      log('packing both packages and installing them in a fresh project');
-      const tarballs = join(temp, 'tarballs');
-      await mkdir(tarballs);
-      const packed = await packWorkspaces(
-        REPO_ROOT,
-        ['@standby-licensing/sdk', '@standby-licensing/mock-server'],
-        tarballs,
-      );
+      const packed = await tarballs(temp, log);
       const project = join(temp, 'app');
       await mkdir(project);
       const install = await installConsumerProject(project, packed, machineNpm());
