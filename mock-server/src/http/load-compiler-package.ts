@@ -19,7 +19,8 @@ let bundled: CompilerPackages | undefined;
 
 /**
  * A schema compiler package (Ajv, Fastify's Ajv and fast-json-stringify compilers), loaded
- * synchronously with the first schema to compile, not at start (docs/decisions/0028). In the
+ * synchronously with the first schema to compile, not at start (docs/decisions/0028); the data
+ * dir's document checks (store/, off the start path) load Ajv themselves. In the
  * built packages it comes from dist/compiler-packages.cjs, the three bundled in one file: the
  * first request then reads and compiles one file instead of about a hundred (about 30 ms of CPU
  * of a cold start, bench row 7). From sources it comes from node_modules.

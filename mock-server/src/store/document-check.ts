@@ -1,5 +1,5 @@
+import { createRequire } from 'node:module';
 import type { Ajv, SchemaObject } from 'ajv';
-import { loadCompilerPackage } from '../http/load-compiler-package.js';
 
 /**
  * Checks a document read from the data dir and returns it typed, or throws an Error saying what
@@ -7,11 +7,12 @@ import { loadCompilerPackage } from '../http/load-compiler-package.js';
  */
 export type DocumentCheck<T> = (value: unknown) => T;
 
-// Ajv loads with the first document read (never, without a data dir): off the cold start.
+// Loaded with the first document read (never, without a data dir): off the cold start.
+const require = createRequire(import.meta.url);
 let shared: Ajv | undefined;
 /** The Ajv instance of data files: checked as they are, never coerced or completed. */
 function documentAjv(): Ajv {
-  const { Ajv: AjvClass } = loadCompilerPackage('ajv');
+  const { Ajv: AjvClass } = require('ajv') as typeof import('ajv');
   shared ??= new AjvClass({ coerceTypes: false, useDefaults: false, removeAdditional: false });
   return shared;
 }
