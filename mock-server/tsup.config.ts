@@ -56,7 +56,7 @@ export default defineConfig([
     // target, so it carries one too). They carry what they load at start (Fastify, its plugins
     // and their dependencies: about 150 CommonJS files) bundled: Node then resolves, reads and
     // compiles a few files instead, a third of the CPU to the first answer (bench row 7,
-    // docs/decisions/0033-bundled-mock-bins.md). The bundled CommonJS code needs `require` for
+    // docs/decisions/0035-bundled-mock-bins.md). The bundled CommonJS code needs `require` for
     // Node's built-in modules: the banner makes one.
     ...shared,
     entry: { cli: 'src/cli.ts', conformance: 'src/conformance/cli.ts' },

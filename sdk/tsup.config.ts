@@ -8,7 +8,7 @@ const entry = {
 
 /**
  * Runtime dependencies every build carries (the parts the SDK uses), instead of importing them
- * from the app's node_modules (docs/decisions/0031-bundled-entries.md):
+ * from the app's node_modules (docs/decisions/0033-bundled-entries.md):
  *
  * - jose, ky, p-retry and is-network-error are published only as ES modules, which Node `require()`s
  *   only from 20.19 / 22.12 on; Electron 30-34 main processes run Node 20.11-20.18, so the

@@ -1,5 +1,5 @@
 // The event client's signing: key import, compact JWS for `put`/`putAll` and JWTs for reads
-// authorized by a private key, on WebCrypto (docs/decisions/0032-event-signing-on-webcrypto.md).
+// authorized by a private key, on WebCrypto (docs/decisions/0034-event-signing-on-webcrypto.md).
 // Only ever loaded with `import()` at first use (put-events.ts, read-token.ts), so a bundler puts
 // it in a lazy chunk and an app that only reads feeds with a token provider never downloads it
 // (docs/decisions/0020-lazy-event-signing.md).

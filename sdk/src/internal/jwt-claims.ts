@@ -5,7 +5,7 @@ import { decodeStrictBase64url } from './platform/base64url.js';
  * ID token's `exp`: the SDK only forwards that token). Undefined unless the text has three
  * dot-separated parts whose middle one is base64url (a trailing `=` padding tolerated) of a JSON
  * object. The SDK's static code does not use jose: jose is the lazily loaded event signer's
- * (docs/decisions/0031-bundled-entries.md).
+ * (docs/decisions/0033-bundled-entries.md).
  *
  * @example
  * readJwtClaims('eyJhbGciOiJub25lIn0.eyJleHAiOjF9.'); // { exp: 1 }
