@@ -1,7 +1,7 @@
-import { decodeJwt } from 'jose';
 import { isLicensingError, LicensingError } from '../errors.js';
 import { abortable } from '../internal/abortable.js';
 import { formatTime } from '../internal/format-time.js';
+import { readJwtClaims } from '../internal/jwt-claims.js';
 import {
   type IdTokenSourceOptions,
   type ResolvedIdTokenSourceOptions,
@@ -52,13 +52,9 @@ interface CachedToken {
 function readExpiry(token: unknown): CachedToken | undefined {
   if (typeof token !== 'string') return undefined;
   const trimmed = token.trim();
-  try {
-    const { exp } = decodeJwt(trimmed);
-    if (typeof exp !== 'number' || !Number.isFinite(exp)) return undefined;
-    return { token: trimmed, expiresAt: exp * 1000 };
-  } catch {
-    return undefined;
-  }
+  const exp = readJwtClaims(trimmed)?.exp;
+  if (typeof exp !== 'number' || !Number.isFinite(exp)) return undefined;
+  return { token: trimmed, expiresAt: exp * 1000 };
 }
 
 class DefaultIdTokenSource implements IdTokenSource {
