@@ -304,6 +304,118 @@ export const setOutboxSchema = {
   response: { 200: outboxSchema, 400: invalidRequestResponse },
 } as const;
 
+// --- the standby's outbox and what it granted ---
+
+const standbyOutboxSchema = {
+  ...outboxSchema,
+  required: [...outboxSchema.required, 'pendingEvents'],
+  properties: {
+    ...outboxSchema.properties,
+    pending: { type: 'integer', description: 'Answers whose events wait' },
+    pendingEvents: { type: 'integer', description: 'Events waiting, in all answers' },
+    entries: {
+      ...outboxSchema.properties.entries,
+      description: 'The oldest 100 waiting answers',
+    },
+  },
+} as const;
+
+export const getStandbyOutboxSchema = {
+  operationId: 'adminGetStandbyOutbox',
+  summary: "The standby's outbox: events of lease answers not yet written to the event service",
+  tags: ['admin'],
+  security: SECURITY.public,
+  response: { 200: standbyOutboxSchema },
+} as const;
+
+export const setStandbyOutboxSchema = {
+  operationId: 'adminSetStandbyOutbox',
+  summary:
+    "Hold the standby's event deliveries (an event-service outage for the standby) or let them go",
+  tags: ['admin'],
+  security: SECURITY.public,
+  body: {
+    type: 'object',
+    required: ['paused'],
+    additionalProperties: false,
+    properties: { paused: { type: 'boolean' } },
+  },
+  response: { 200: standbyOutboxSchema, 400: invalidRequestResponse },
+} as const;
+
+const usageRowSchema = {
+  type: 'object',
+  required: [
+    'consumer',
+    'item',
+    'granted',
+    'renewed',
+    'released',
+    'firstGrant',
+    'lastExp',
+    'leaseHours',
+    'devices',
+    'graceGrants',
+  ],
+  properties: {
+    consumer: { type: 'string', description: '`sub`, or `service-key-<16 hex>`' },
+    item: { type: 'string', description: "'' for a release of a lease no event names the item of" },
+    granted: { type: 'integer' },
+    renewed: { type: 'integer' },
+    released: { type: 'integer' },
+    firstGrant: {
+      type: ['string', 'null'],
+      format: 'date-time',
+      description: 'iat of the first grant',
+    },
+    lastExp: { type: ['string', 'null'], format: 'date-time' },
+    leaseHours: { type: 'number' },
+    devices: { type: 'integer', description: 'Distinct hw' },
+    graceGrants: { type: 'integer', description: 'Grants made in the ID-token grace' },
+  },
+} as const;
+
+export const standbyUsageSchema = {
+  operationId: 'adminGetStandbyUsage',
+  summary:
+    'What the standby granted: its lease events summarised per consumer and item (as `standby-licensing usage` prints them)',
+  tags: ['admin'],
+  security: SECURITY.public,
+  querystring: {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      from: {
+        type: 'string',
+        pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}',
+        maxLength: 64,
+        description: 'ISO 8601 date-time: only events received at or after this',
+      },
+      to: {
+        type: 'string',
+        pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}',
+        maxLength: 64,
+        description: 'ISO 8601 date-time: only events received before this',
+      },
+    },
+  },
+  response: {
+    200: {
+      type: 'object',
+      required: ['events', 'waiting', 'rows'],
+      properties: {
+        events: { type: 'integer', description: 'Standby lease events in the window' },
+        waiting: {
+          type: 'integer',
+          description: 'Events still in the outbox (not yet in the event service, not counted)',
+        },
+        rows: { type: 'array', items: usageRowSchema },
+      },
+    },
+    400: invalidRequestResponse,
+  },
+} as const;
+
 // --- standby view and propagation delay ---
 
 const standbyViewSchema = {
