@@ -87,11 +87,13 @@ export function createOutboxDelivery(options: OutboxDeliveryOptions): OutboxDeli
     while (!paused && !closed) {
       const entries = book.outbox();
       if (entries.length === 0) return;
+      // Taken before the append: entries recorded while it runs are the next round's.
+      const upTo = entries.at(-1)!.change;
       const missing = uncertain
         ? notStored(events, entries)
         : entries.flatMap((entry) => entry.events);
       if (missing.length > 0) await events.append(missing);
-      await book.acknowledge(entries.at(-1)!.change);
+      await book.acknowledge(upTo);
       uncertain = false;
     }
   };

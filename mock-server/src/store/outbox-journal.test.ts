@@ -149,6 +149,38 @@ describe('outbox journal', () => {
     await events2.close();
   });
 
+  it.each([
+    ['in memory', false],
+    ['with a data dir', true],
+  ])(
+    'with the delivery (%s): records made while a delivery runs are delivered too, none lost',
+    async (_, onDisk) => {
+      const dataDir = onDisk ? await tempDir() : undefined;
+      const events = await createEventStore({ dataDir });
+      const journal = await open(dataDir, 10_000);
+      const delivery = createOutboxDelivery({ outbox: journal, events });
+      journal.onChange(() => delivery.kick());
+      const recorded: OutboxEvent[] = [];
+      // 32 callers, each recording as soon as its last record is stored: records land while
+      // deliveries append, as under load.
+      await Promise.all(
+        Array.from({ length: 32 }, async (_, caller) => {
+          for (let i = 0; i < 20; i++) {
+            const event = leaseEvent(`c${caller}`, `I${i}`);
+            recorded.push(event);
+            await journal.record([event], events.lastTimestamp);
+          }
+        }),
+      );
+      while (journal.outbox().length > 0) await delivery.idle();
+      expect(new Set(feedIds(events, 'standby'))).toEqual(new Set(recorded.map((e) => e.eventId)));
+      expect(events.size).toBe(recorded.length);
+      await delivery.close();
+      await journal.close();
+      await events.close();
+    },
+  );
+
   it('with the delivery: after a crash before delivery, the next start writes each event once', async () => {
     const dataDir = await tempDir();
     const events = await createEventStore({ dataDir });

@@ -186,7 +186,8 @@ export async function openOutboxJournal(options: OutboxJournalOptions): Promise<
   };
 
   return {
-    outbox: () => entries,
+    // A copy: entries recorded later must not appear in what a delivery already took.
+    outbox: () => entries.slice(),
     get pendingEvents() {
       return pendingEvents;
     },

@@ -32,7 +32,7 @@ export interface OutboxEntry<Event extends OutboxEvent = OutboxEvent> {
  * (docs/decisions/0021-main-event-outbox.md, docs/decisions/0031-standby-usage-events.md).
  */
 export interface Outbox {
-  /** Entries waiting for the event service, oldest first. */
+  /** Entries waiting for the event service, oldest first (a snapshot: later entries not in it). */
   outbox(): readonly OutboxEntry[];
   /** Removes the entries up to change `upTo` (delivered); stored before it resolves. */
   acknowledge(upTo: number): Promise<void>;
