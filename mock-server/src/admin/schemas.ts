@@ -471,6 +471,23 @@ export const setPropagationDelaySchema = {
   response: { 200: standbyViewSchema, 400: invalidRequestResponse },
 } as const;
 
+// --- metrics ---
+
+export const metricsSchema = {
+  operationId: 'adminGetMetrics',
+  summary:
+    'Metrics in the Prometheus text format (prom-client): requests by service, route and status; request duration by service; leases granted and released; faults hit; parked long polls; events written; outbox backlog; signing queue depth',
+  tags: ['admin'],
+  security: SECURITY.public,
+  produces: ['text/plain'],
+  response: {
+    200: {
+      description: 'The Prometheus text exposition format, version 0.0.4',
+      content: { 'text/plain': { schema: { type: 'string' } } },
+    },
+  },
+} as const;
+
 // --- the QA console and its live request log ---
 
 const requestEntrySchema = {
@@ -489,6 +506,14 @@ const requestEntrySchema = {
     caller: { type: 'string' },
     hw: { type: 'string' },
     servedBy: { type: 'string', enum: ['main', 'standby'] },
+    kind: {
+      type: 'string',
+      enum: ['consume', 'renew', 'consume+renew', 'release'],
+      description: 'What a licensing request was, once its route parsed it',
+    },
+    items: { type: 'integer', description: 'Items requested, or lease ids released' },
+    granted: { type: 'integer', description: 'Of items, those answered with a lease' },
+    traceparent: { type: 'string', description: 'The W3C Trace Context header, when valid' },
   },
 } as const;
 
@@ -498,7 +523,7 @@ export const REQUEST_LOG_SERVICES = ['main', 'standby', 'events', 'idp', 'admin'
 export const listRequestsSchema = {
   operationId: 'adminListRequests',
   summary:
-    'The request journal: kept entries after ?after=<seq>, filtered by service, method, path prefix and status, with their count',
+    'The request journal: kept entries after ?after=<seq>, filtered by service, method, path prefix, status and licensing kind, with their count',
   tags: ['admin'],
   security: SECURITY.public,
   querystring: {
@@ -519,6 +544,7 @@ export const listRequestsSchema = {
         description: 'A prefix of the path under the service base, e.g. /authz/.jwt or /get/main',
       },
       status: { type: 'integer', minimum: 100, maximum: 599 },
+      kind: { type: 'string', enum: ['consume', 'renew', 'consume+renew', 'release'] },
     },
   },
   response: {
