@@ -3,6 +3,7 @@ import fp from 'fastify-plugin';
 import { createOutboxDelivery, type OutboxDelivery } from '../store/outbox-delivery.js';
 import { type OutboxJournal, openOutboxJournal } from '../store/outbox-journal.js';
 import { loadSigningKeyRing, type SigningKeyRing } from './signing-keys.js';
+import { STANDBY_EVENT_SOURCE } from './standby-events.js';
 import { loadStandbyState, type StandbyState } from './standby-state.js';
 import { readStandbyUsage, type StandbyUsageView } from './standby-usage.js';
 
@@ -73,9 +74,15 @@ export const standbyPlugin = fp(
     app.decorate('standbyState', state);
     app.decorate('standbyOutbox', journal);
     app.decorate('standbyOutboxDelivery', delivery);
-    app.decorate('standbyUsage', (window: { from?: bigint; to?: bigint } = {}) =>
-      readStandbyUsage(app.eventStore, journal, window),
-    );
+    // The console asks every 2 s: the same window over an unchanged feed is answered again.
+    let last: { key: string; view: StandbyUsageView } | undefined;
+    app.decorate('standbyUsage', (window: { from?: bigint; to?: bigint } = {}) => {
+      const feed = app.eventStore.feed(STANDBY_EVENT_SOURCE);
+      const key = `${window.from}|${window.to}|${feed?.size ?? 0}|${feed?.at(feed.size - 1)?.ts}|${journal.pendingEvents}`;
+      if (last?.key !== key)
+        last = { key, view: readStandbyUsage(app.eventStore, journal, window) };
+      return last.view;
+    });
     // Registered after the event store's hook, so it runs first: deliveries stop before it closes.
     app.addHook('onClose', async () => {
       await delivery.close();
