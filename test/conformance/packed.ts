@@ -15,8 +15,8 @@
  *      added to the file: exit 1.
  *   5. An unreachable target and an unknown option: exit 2.
  *
- * Assumptions: the mock server is built (`npm run build`); the npm registry is reachable; xmllint
- * is installed (libxml2-utils). Environment: KEEP_CONFORMANCE_TMP=1 keeps the temp folder.
+ * Assumptions: the mock server is built (`npm run build`); the npm registry is reachable (the
+ * JUnit is checked with xmllint-wasm, a dev dependency). Environment: KEEP_CONFORMANCE_TMP=1 keeps the temp folder.
  */
 
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
