@@ -13,6 +13,7 @@ import { eventsRow } from './row-4-events.js';
 import { longPollMemoryRow } from './row-5-long-poll-memory.js';
 import { bundlesRow } from './row-6-bundles.js';
 import { coldStartRow } from './row-7-cold-start.js';
+import { usageSummaryRow } from './row-8-usage-summary.js';
 
 const ROWS: BenchRow[] = [
   leaseThroughputRow,
@@ -22,6 +23,7 @@ const ROWS: BenchRow[] = [
   longPollMemoryRow,
   bundlesRow,
   coldStartRow,
+  usageSummaryRow,
 ];
 
 function selectRows(only: readonly string[]): BenchRow[] {
