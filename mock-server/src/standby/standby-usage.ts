@@ -204,7 +204,7 @@ export interface StandbyUsageView {
   events: number;
   /** Events still in the outbox: not in the event service yet, so not counted. */
   waiting: number;
-  /** {@link summarizeStandbyUsage}'s rows, dates as ISO 8601 strings (null when none). */
+  /** {@link summarizeStandbyUsage}'s rows, dates as ISO 8601 strings (null when none), lease hours to four places. */
   rows: Array<
     Omit<StandbyUsageRow, 'firstGrant' | 'lastExp'> & {
       firstGrant: string | null;
@@ -247,6 +247,8 @@ export function readStandbyUsage(
       ...row,
       firstGrant: row.firstGrant?.toISOString() ?? null,
       lastExp: row.lastExp?.toISOString() ?? null,
+      // Four places, as `standby-licensing usage --format json` prints them.
+      leaseHours: Math.round(row.leaseHours * 10_000) / 10_000,
     })),
   };
 }

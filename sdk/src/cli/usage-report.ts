@@ -38,13 +38,17 @@ function csvField(text: string): string {
   return /[",\r\n]/.test(safe) || safe !== text ? `"${safe.replaceAll('"', '""')}"` : safe;
 }
 
-/** The rows as JSON: the row objects, dates as ISO 8601 strings (null when none). */
+/**
+ * The rows as JSON: the row objects, dates as ISO 8601 strings (null when none), lease hours to
+ * four places (a third of a second: no float noise such as 2.0000980555348926).
+ */
 function toJson(rows: readonly StandbyUsageRow[]): string {
   return `${JSON.stringify(
     rows.map((row) => ({
       ...row,
       firstGrant: row.firstGrant?.toISOString() ?? null,
       lastExp: row.lastExp?.toISOString() ?? null,
+      leaseHours: Math.round(row.leaseHours * 10_000) / 10_000,
     })),
     null,
     2,
@@ -103,7 +107,7 @@ function toTable(rows: readonly StandbyUsageRow[]): string {
 /**
  * The rows of a standby usage summary as `format`: an aligned table with totals, CSV with a
  * header line (RFC 4180, cells a spreadsheet would run as formulas quoted and prefixed with
- * `'`), or JSON (the rows as an array, dates as ISO 8601 strings).
+ * `'`), or JSON (the rows as an array, dates as ISO 8601 strings, lease hours to four places).
  *
  * @example
  * io.stdout(formatUsage(summarizeStandbyUsage(events), 'csv'));
