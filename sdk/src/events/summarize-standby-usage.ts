@@ -117,12 +117,17 @@ interface Lease {
  * @param events - e.g. `await events.collect('standby', { after, before, limit })`
  * @throws LicensingError `INVALID_ARGUMENT` for a `from` or `to` that is neither a Date nor a bigint.
  * @example
- * import { createEventClient, summarizeStandbyUsage } from '@standby-licensing/sdk';
+ * import { createEventClient, summarizeStandbyUsage, timestampFromDate } from '@standby-licensing/sdk';
  *
- * const events = createEventClient({ eventUrl, auth: { privateKey: readerPem } });
- * const outage = { from: new Date('2031-03-03T09:00Z'), to: new Date('2031-03-03T17:00Z') };
- * const window = await events.collect('standby', { limit: 1_000_000 });
- * for (const row of summarizeStandbyUsage(window, outage)) {
+ * const events = createEventClient({ eventUrl, auth: { privateKey: readerPem }, pageSize: 10_000 });
+ * const from = new Date('2031-03-03T09:00Z');
+ * const to = new Date('2031-03-03T17:00Z');
+ * const window = await events.collect('standby', {
+ *   after: timestampFromDate(from) - 1n,
+ *   before: timestampFromDate(to),
+ *   limit: 1_000_000,
+ * });
+ * for (const row of summarizeStandbyUsage(window, { from, to })) {
  *   console.log(row.consumer, row.item, row.granted, row.leaseHours.toFixed(1));
  * }
  */
