@@ -48,6 +48,8 @@ interface Tally {
   /** Grant `iat`s, seconds: the smallest is `firstGrant`. */
   firstGrant: number | undefined;
   lastExp: number | undefined;
+  /** Lease time in whole milliseconds: integers add up the same in any order, floats do not. */
+  leaseMs: number;
 }
 
 interface Lease {
@@ -101,6 +103,7 @@ export function summarizeStandbyUsage(
         hw: new Set(),
         firstGrant: undefined,
         lastExp: undefined,
+        leaseMs: 0,
       };
       tallies.set(key, tally);
     }
@@ -182,13 +185,14 @@ export function summarizeStandbyUsage(
         ? lease.end
         : Math.min(lease.releasedAt, lease.end ?? lease.releasedAt);
     if (until === undefined || until <= lease.start) continue;
-    tallyOf(lease.consumer, lease.item ?? '').row.leaseHours += (until - lease.start) / 3600;
+    tallyOf(lease.consumer, lease.item ?? '').leaseMs += Math.round((until - lease.start) * 1000);
   }
 
   const rows: StandbyUsageRow[] = [];
   for (const tally of tallies.values()) {
     const { row } = tally;
     row.devices = tally.hw.size;
+    row.leaseHours = tally.leaseMs / 3_600_000;
     if (tally.firstGrant !== undefined) row.firstGrant = new Date(tally.firstGrant * 1000);
     if (tally.lastExp !== undefined) row.lastExp = new Date(tally.lastExp * 1000);
     rows.push(row);
