@@ -416,7 +416,7 @@ function renderUsage(view, outbox) {
   const window =
     from || to
       ? `received ${from ? `from ${new Date(from).toLocaleString()}` : ''}${from && to ? ' ' : ''}${to ? `before ${new Date(to).toLocaleString()}` : ''}`
-      : 'all received';
+      : 'received so far';
   $('usage-state').textContent =
     `${view.events} event${view.events === 1 ? '' : 's'} ${window}` +
     (view.waiting > 0
