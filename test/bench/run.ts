@@ -13,7 +13,7 @@ import { eventsRow } from './row-4-events.js';
 import { longPollMemoryRow } from './row-5-long-poll-memory.js';
 import { bundlesRow } from './row-6-bundles.js';
 import { coldStartRow } from './row-7-cold-start.js';
-import { usageSummaryRow } from './row-8-usage-summary.js';
+import { usageSummaryRow } from './row-9-usage-summary.js';
 
 const ROWS: BenchRow[] = [
   leaseThroughputRow,

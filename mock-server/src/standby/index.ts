@@ -22,7 +22,7 @@ import { findStandbyLease, standbyConsumerOf, standbyLeaseEvents } from './stand
  * The standby licensing service, mounted at `/standby`: management calls (`Service-ApiKey`),
  * status checks, signing keys with their certificate chains, JWKS and `/authz/.jwt`. Every lease
  * it grants, renews or releases is recorded as an event in its outbox before the answer goes out
- * (docs/decisions/0031-standby-usage-events.md). Registers the `standby` reset hook (back to the
+ * (docs/decisions/0036-standby-usage-events.md). Registers the `standby` reset hook (back to the
  * initial state; signing keys and the outbox are kept).
  */
 export async function standbyService(app: FastifyInstance): Promise<void> {

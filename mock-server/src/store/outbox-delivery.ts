@@ -64,7 +64,7 @@ function notStored(events: EventStore, entries: readonly OutboxEntry[]): OutboxE
  * by its `eventId` in its object's feed and appends only those it does not find, so each event
  * is written exactly once (docs/decisions/0021-main-event-outbox.md). Deliveries run one at a
  * time, in change order. The main service's license book and the standby's outbox journal are
- * both delivered by it (docs/decisions/0031-standby-usage-events.md).
+ * both delivered by it (docs/decisions/0036-standby-usage-events.md).
  *
  * @example
  * const delivery = createOutboxDelivery({ outbox: book, events: app.eventStore });

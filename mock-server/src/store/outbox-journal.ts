@@ -18,7 +18,7 @@ export interface OutboxJournalOptions {
  * A service's outbox kept as an append-only journal: one line per recorded entry, one per
  * acknowledgement. For events made on a hot path (a lease answer each): recording costs one
  * appended line, fsynced together with every other line queued meanwhile (group commit), where a
- * document outbox rewrites the whole document per change (docs/decisions/0031-standby-usage-events.md).
+ * document outbox rewrites the whole document per change (docs/decisions/0036-standby-usage-events.md).
  */
 export interface OutboxJournal extends Outbox {
   /**

@@ -29,7 +29,7 @@ export interface OutboxEntry<Event extends OutboxEvent = OutboxEvent> {
 /**
  * Where a service keeps the events it owes the event service until they are written there: the
  * main service's license book, the standby's outbox journal. Read by the one outbox delivery
- * (docs/decisions/0021-main-event-outbox.md, docs/decisions/0031-standby-usage-events.md).
+ * (docs/decisions/0021-main-event-outbox.md, docs/decisions/0036-standby-usage-events.md).
  */
 export interface Outbox {
   /** Entries waiting for the event service, oldest first (a snapshot: later entries not in it). */

@@ -7,7 +7,7 @@ import type { BenchLine, BenchRow } from './bench-result.js';
 import { type ChildServer, startChildServer } from './child-server.js';
 import { mintToken } from './mock-api.js';
 
-/** Target of row 8 (issue 29): a window of 100 000 standby events summarised within this, in ms. */
+/** Target of row 9 (issue 29): a window of 100 000 standby events summarised within this, in ms. */
 export const USAGE_SUMMARY_TARGET_MS = 10_000;
 
 /** Events per written batch (legacy JSON; well under the 1 MiB body limit). */
@@ -80,7 +80,7 @@ async function load(server: ChildServer, count: number): Promise<void> {
 }
 
 /**
- * Row 8: what a vendor runs after an outage. The mock (in memory, a child process) holds `count`
+ * Row 9: what a vendor runs after an outage. The mock (in memory, a child process) holds `count`
  * standby lease events (100 000; 20 000 with `--quick`); `standby-licensing usage --format json`,
  * run in this process, reads the whole window page by page (10 000 a request) and summarises it.
  * Reference, same run: reading the same window with the SDK's event client and doing nothing
@@ -88,13 +88,13 @@ async function load(server: ChildServer, count: number): Promise<void> {
  */
 export const usageSummaryRow: BenchRow = {
   name: 'usage',
-  id: 8,
+  id: 9,
   title: 'standby-licensing usage over a 100 000-event window vs reading it',
   async run({ quick, log }) {
     const count = quick ? 20_000 : 100_000;
     const server = await startChildServer();
     try {
-      log(`row 8: writing ${count} standby events`);
+      log(`row 9: writing ${count} standby events`);
       await load(server, count);
       const token = await mintToken(server, { claims: { '*': true } });
       const eventUrl = server.info.eventUrl;
@@ -127,7 +127,7 @@ export const usageSummaryRow: BenchRow = {
         if (code !== 0) throw new Error(`standby-licensing usage exited ${code}`);
         return JSON.parse(out) as unknown[];
       };
-      log('row 8: warm-up');
+      log('row 9: warm-up');
       await read();
       await usage();
       const rounds = quick ? 1 : 3;
@@ -137,7 +137,7 @@ export const usageSummaryRow: BenchRow = {
       let rows = 0;
       let events = 0;
       for (let round = 0; round < rounds; round++) {
-        log(`row 8: round ${round + 1}/${rounds}`);
+        log(`row 9: round ${round + 1}/${rounds}`);
         let start = performance.now();
         const window = await read();
         readMs.push(performance.now() - start);
@@ -156,7 +156,7 @@ export const usageSummaryRow: BenchRow = {
       const summaryLine = median(summaryMs);
       const lines: BenchLine[] = [
         {
-          row: '8',
+          row: '9',
           metric: `ms for standby-licensing usage over ${count} events (read every page + summary)`,
           ours: usageLine,
           unit: 'ms',
@@ -170,7 +170,7 @@ export const usageSummaryRow: BenchRow = {
           details: { events: count, rows, rounds, pages: Math.ceil(count / 10_000) },
         },
         {
-          row: '8 summary',
+          row: '9 summary',
           metric: `ms for summarizeStandbyUsage alone over ${count} events`,
           ours: summaryLine,
           unit: 'ms',
