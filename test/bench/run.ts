@@ -14,6 +14,7 @@ import { longPollMemoryRow } from './row-5-long-poll-memory.js';
 import { bundlesRow } from './row-6-bundles.js';
 import { coldStartRow } from './row-7-cold-start.js';
 import { timeToLicensedRow } from './row-8-time-to-licensed.js';
+import { usageSummaryRow } from './row-9-usage-summary.js';
 
 const ROWS: BenchRow[] = [
   leaseThroughputRow,
@@ -24,6 +25,7 @@ const ROWS: BenchRow[] = [
   bundlesRow,
   coldStartRow,
   timeToLicensedRow,
+  usageSummaryRow,
 ];
 
 function selectRows(only: readonly string[]): BenchRow[] {
