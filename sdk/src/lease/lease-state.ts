@@ -1,4 +1,5 @@
 import { isLicensingError, LeaseStoreInvalidError } from '../errors.js';
+import { messageOf } from '../internal/message-of.js';
 import type { Lease, LeaseStore, LicensingLogger, LicensingService, SavedLease } from '../types.js';
 import { peekClaims } from './lease-token.js';
 import type { ServiceKeys } from './service-keys.js';
@@ -58,10 +59,6 @@ export interface LeaseState {
 function leaseIdOf(token: string): string | undefined {
   const jti = peekClaims(token)?.jti;
   return typeof jti === 'string' ? jti : undefined;
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /**

@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import * as nodeTls from 'node:tls';
 import type * as Undici from 'undici';
+import { messageOf } from '../message-of.js';
 import { proxyFromEnvironment } from '../proxy-environment.js';
 import { ProxyRouteError } from '../proxy-route-error.js';
 import { parseProxyUrl } from '../proxy-url.js';
@@ -143,7 +144,7 @@ export function createNodeFetch(settings: NetworkSettings): typeof fetch {
       loaded = await load(proxy);
     } catch (error) {
       const problem = new Error(
-        `undici, which the SDK needs on Node for ${proxy === undefined ? '`tls.ca`' : 'proxies'}, could not be loaded (${error instanceof Error ? error.message : String(error)}). Install undici 6 beside the SDK, or pass your own \`fetch\``,
+        `undici, which the SDK needs on Node for ${proxy === undefined ? '`tls.ca`' : 'proxies'}, could not be loaded (${messageOf(error)}). Install undici 6 beside the SDK, or pass your own \`fetch\``,
         { cause: error },
       );
       if (proxy === undefined) throw problem;
