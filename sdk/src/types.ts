@@ -164,6 +164,11 @@ export interface SavedLicensingState {
   keys: Record<LicensingService, Array<Record<string, unknown>>>;
   timeMark: number;
   offsetMs: number;
+  /**
+   * The lease time already charged to offline starts, in ms: each `restore()` that returns leases
+   * counts as a minute of use, so restarts cannot run a lease for ever. Absent: `timeMark`.
+   */
+  usedUntil?: number;
 }
 
 /**

@@ -26,7 +26,7 @@ import type { LicensingClient } from './licensing-client.js';
 import { observeStore } from './observed-store.js';
 import { preflight } from './preflight.js';
 import { restore } from './restore.js';
-import { createUseMark } from './use-mark.js';
+import { createUseMark, MARK_INTERVAL_MS } from './use-mark.js';
 import { verifyToken } from './verify-token.js';
 
 /**
@@ -83,7 +83,13 @@ export function assembleLicensingClient(
 ): LicensingClient {
   const events = createEventHub(options.on, options.logger);
   const { clockToleranceMs: toleranceMs, unknownKidCooldownMs: cooldownMs } = options.trust;
-  const clock = createTrustedClock({ now: options.now, toleranceMs });
+  // A store write saves where the app was plus a minute, the longest it goes without one while it
+  // holds leases: a restart (killed, the clock set back) resumes no earlier than where it was.
+  const clock = createTrustedClock({
+    now: options.now,
+    toleranceMs,
+    restartChargeMs: MARK_INTERVAL_MS,
+  });
   const anchors = parseTrustedRoots(options.trust.rootCertificates);
   const watchRoots = watchRootExpiry(anchors, clock.now, (info) =>
     events.emit('rootExpiring', info),

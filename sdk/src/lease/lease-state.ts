@@ -101,6 +101,7 @@ export function createLeaseState(deps: LeaseStateDeps): LeaseState {
       clock.restore({
         timeMark: Math.max(clock.mark, document.timeMark),
         offsetMs: document.offsetMs,
+        usedUntil: document.usedUntil ?? document.timeMark,
       });
     }
     return { trusted: true };

@@ -1,6 +1,7 @@
 // The licensing client's options: their types and the one resolver that validates them (every
 // default in `DEFAULTS`). Downstream code only ever sees the resolved shape.
 import type { LicensingEventHooks } from '../client-hooks.js';
+import { loneSurrogateAt } from '../internal/lone-surrogate.js';
 import { option } from '../internal/validate-option.js';
 import type { IdTokenStore, LeaseStore, LicensingLogger, TrustedRoot } from '../types.js';
 import { DEFAULTS, MAX_GRACE_MS } from './defaults.js';
@@ -499,6 +500,18 @@ function resolveHooks(value: unknown): LicensingEventHooks {
   return hooks as LicensingEventHooks;
 }
 
+/** A non-empty string a URL can carry (no lone UTF-16 surrogate), or undefined. */
+function resolveWireText(name: string, value: unknown): string | undefined {
+  const text = option.string(name, value);
+  if (text !== undefined && loneSurrogateAt(text) >= 0) {
+    option.fail(
+      name,
+      `\`${name}\` contains a lone UTF-16 surrogate at position ${loneSurrogateAt(text) + 1}, which no URL can carry. Fix the text (a surrogate pair cut in two).`,
+    );
+  }
+  return text;
+}
+
 /** A hardware id or label the wire carries whole (see `hardware-id.ts`), or undefined. */
 function resolveHardwareText(name: string, value: unknown): string | undefined {
   if (value === undefined) return undefined;
@@ -549,7 +562,7 @@ export function resolveLicensingClientOptions(
     signingKeyIds: signingKeyIdsOf(trust.rootCertificates),
     hardwareId: resolveHardwareText('hardwareId', o.hardwareId),
     hardwareName: resolveHardwareText('hardwareName', o.hardwareName),
-    version: option.string('version', o.version),
+    version: resolveWireText('version', o.version),
     names: resolveNames(o.names),
     leaseStore: resolveLeaseStore(o.leaseStore),
     fetch: resolveFetch(o),
