@@ -23,7 +23,8 @@ async function fenceModule(): Promise<string> {
   const dist = join(repoRoot, 'sdk/dist');
   const holders: string[] = [];
   for (const name of await readdir(dist)) {
-    if (!name.endsWith('.js')) continue;
+    // The `standby-licensing` command (Node only, its own bundle) carries its own copy.
+    if (!name.endsWith('.js') || name === 'cli.js') continue;
     if ((await readFile(join(dist, name), 'utf8')).includes('webpackIgnore: true')) {
       holders.push(`sdk/dist/${name}`);
     }
