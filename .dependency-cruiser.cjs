@@ -1,12 +1,15 @@
-// Import rules of the repo (`npm run lint`): no cycles; in the SDK data flows one way,
-// client → failover → transport → (auth) → lease/internal, every layer importing only below it
-// (docs/decisions/0015-sdk-layers-and-transport.md); in the mock server, route → auth hook →
-// service → store, each service its own plugin.
+// Import rules of the repo (`npm run lint`): no cycles; the packages apart (none imports another's
+// files or the repo's test/; what the SDK and the mock server share is wire/); in the SDK data
+// flows one way, client → failover → transport → (auth) → lease/internal, every layer importing
+// only below it (docs/decisions/0015-sdk-layers-and-transport.md); in the mock server, route →
+// auth hook → service → store, each service its own plugin.
 /** @type {import('dependency-cruiser').IConfiguration} */
 const SDK = '^sdk/src/';
 const layer = (name) => `${SDK}${name}`;
 const MOCK = '^mock-server/src/';
 const SERVICES = 'standby|main|events|idp|admin';
+/** The workspaces: the private wire contract and the two published packages. */
+const PACKAGES = 'wire|sdk|mock-server';
 
 module.exports = {
   forbidden: [
@@ -43,12 +46,44 @@ module.exports = {
       },
     },
     {
-      name: 'mock-shares-only-the-wire-names',
+      name: 'no-relative-import-across-packages',
       severity: 'error',
       comment:
-        'The mock server imports exactly one SDK file: the wire names (one source of truth, bundled).',
-      from: { path: MOCK },
-      to: { path: SDK, pathNot: `${SDK}internal/wire-names\\.ts$` },
+        "A package never imports another package's files by relative path: what both share (the wire contract) is the private workspace wire/, imported by its name (@standby-licensing/wire) and bundled into each build.",
+      from: { path: `^(${PACKAGES})/` },
+      to: { path: `^(${PACKAGES})/`, pathNot: '^$1/', dependencyTypesNot: ['aliased'] },
+    },
+    {
+      name: 'packages-share-only-the-wire',
+      severity: 'error',
+      comment:
+        'The published packages never import each other: the mock server does not depend on the SDK, nor the SDK on the mock server. What both need is in wire/.',
+      from: { path: '^(sdk|mock-server)/src/', pathNot: '\\.test\\.ts$' },
+      to: { path: '^(sdk|mock-server)/', pathNot: '^$1/' },
+    },
+    {
+      name: 'wire-stands-alone',
+      severity: 'error',
+      comment:
+        'wire/ is bundled into both packages: it imports neither of them, nor tests or examples.',
+      from: { path: '^wire/' },
+      to: { path: '^(sdk|mock-server|test|examples)/' },
+    },
+    {
+      name: 'package-not-repo-tests',
+      severity: 'error',
+      comment:
+        "A package tests on its own (npm test --workspace <name>): its sources, tests and test helpers never import the repo's top-level test/, which holds what crosses packages.",
+      from: { path: '^wire/' },
+      to: { path: '^test/' },
+    },
+    {
+      name: 'sdk-tests-not-repo-tests',
+      severity: 'warn',
+      comment:
+        "As package-not-repo-tests, for the SDK's tests: they still import test/helpers until the SDK half of issue 32 moves its helpers into sdk/test/helpers/ and folds this rule into package-not-repo-tests (an error).",
+      from: { path: '^sdk/' },
+      to: { path: '^test/' },
     },
     {
       name: 'sdk-auth-and-lease-below-transport',

@@ -13,6 +13,7 @@ export default defineConfig({
         replacement: here('./sdk/src/testing/index.ts'),
       },
       { find: /^@standby-licensing\/sdk$/, replacement: here('./sdk/src/index.ts') },
+      { find: /^@standby-licensing\/wire$/, replacement: here('./wire/src/index.ts') },
       {
         find: /^@standby-licensing\/mock-server$/,
         replacement: here('./mock-server/src/index.ts'),
@@ -29,6 +30,7 @@ export default defineConfig({
         test: {
           name: 'node',
           include: [
+            'wire/src/**/*.test.ts',
             'sdk/src/**/*.test.ts',
             'mock-server/src/**/*.test.ts',
             'test/**/*.test.ts',

@@ -9,6 +9,12 @@ import { defineConfig, type Options } from 'tsup';
 const ESM_ONLY_DEPENDENCIES = [/^jose(\/|$)/];
 
 /**
+ * The wire contract shared with the SDK (wire/, `@standby-licensing/wire`): a private workspace,
+ * never published, so every build carries it and package.json lists it as a devDependency only.
+ */
+const SHARED_WORKSPACES = [/^@standby-licensing\/wire$/];
+
+/**
  * Where the schema compiler packages are bundled in one file (the `compiler-packages` build
  * below), from dist/, the folder of every output that loads them
  * (src/http/load-compiler-package.ts).
@@ -33,6 +39,7 @@ const shared: Options = {
   sourcemap: true,
   target: 'node20',
   define: { __COMPILER_PACKAGES_MODULE__: JSON.stringify(COMPILER_PACKAGES_MODULE) },
+  noExternal: SHARED_WORKSPACES,
 };
 
 /**
@@ -50,7 +57,12 @@ export default defineConfig([
   { ...shared, format: ['esm'], onSuccess: copyConsole },
   // The signing pool's worker module and the QA console's files are found next to the bundle
   // through import.meta.url, which the CommonJS build gets from tsup's shim.
-  { ...shared, format: ['cjs'], noExternal: ESM_ONLY_DEPENDENCIES, shims: true },
+  {
+    ...shared,
+    format: ['cjs'],
+    noExternal: [...SHARED_WORKSPACES, ...ESM_ONLY_DEPENDENCIES],
+    shims: true,
+  },
   {
     // The two bins: the server and the conformance kit (which starts a server when given no
     // target, so it carries one too). They carry what they load at start (Fastify, its plugins

@@ -15,6 +15,8 @@ const entry = {
  *   CommonJS build has carried them since decision 12.
  * - asn1js and the @peculiar ASN.1 packages (with pvtsutils, pvutils, tslib) publish CommonJS as
  *   their `main`: Node's ES loader runs each of their files through its CommonJS export lexer.
+ * - @standby-licensing/wire, the wire contract shared with the mock server, is a private workspace
+ *   that is never published: a devDependency, so the packed package does not depend on it.
  *
  * Imported from node_modules, these were about two thirds of the CPU an ES module app spent in the
  * SDK before it could restore a lease (bench row 8): some 70 files resolved, read and compiled.
@@ -29,6 +31,7 @@ export const BUNDLED_DEPENDENCIES = [
   /^is-network-error(\/|$)/,
   /^asn1js$/,
   /^@peculiar\//,
+  /^@standby-licensing\/wire$/,
 ];
 
 /** Where the Node-only fetch is, from dist/ (the folder of the entries and the chunks). */

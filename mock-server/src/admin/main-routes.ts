@@ -1,6 +1,6 @@
+import { LEASE_CLAIM_NAMES, RESERVED_PARAMETERS } from '@standby-licensing/wire';
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../errors.js';
-import { CLAIM_NAMES, RESERVED_PARAMETERS } from '../licensing/parse-authz-request.js';
 import {
   blockCodeSchema,
   getOutboxSchema,
@@ -27,7 +27,9 @@ export async function mainAdminRoutes(app: FastifyInstance): Promise<void> {
   const outbox = app.mainOutbox;
   // An item must be requestable: /authz/.jwt reads reserved names as parameters, and a claim
   // name would be overwritten in the token.
-  const itemNameRules = { not: { enum: [...new Set([...CLAIM_NAMES, ...RESERVED_PARAMETERS])] } };
+  const itemNameRules = {
+    not: { enum: [...new Set([...LEASE_CLAIM_NAMES, ...RESERVED_PARAMETERS])] },
+  };
 
   app.post<{ Body: { sub: string; item: string; activationCode?: string } }>(
     '/main/licenses',

@@ -1,7 +1,7 @@
 import type { KeyObject } from 'node:crypto';
+import type { AuthzRequest } from '@standby-licensing/wire';
 import type { SigningPool } from '../crypto/signing-pool.js';
 import { buildLeaseClaims, type LeaseClaimsOptions } from './lease-claims.js';
-import type { AuthzRequest } from './parse-authz-request.js';
 
 /** The key that signs leases. */
 export interface LeaseSigner {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { AuthzItem, AuthzRequest } from './parse-authz-request.js';
+import type { AuthzItem, AuthzRequest } from '@standby-licensing/wire';
 
 /** Lease length: eight hours, in seconds. */
 export const LEASE_SECONDS = 28_800;

@@ -1,5 +1,5 @@
+import type { AuthzRequest } from '@standby-licensing/wire';
 import type { FastifyInstance } from 'fastify';
-import type { AuthzRequest } from './parse-authz-request.js';
 
 /**
  * What a licensing request asked for: leases consumed, renewed (items that named their lease),

@@ -1,8 +1,9 @@
+import type { AuthzRequest } from '@standby-licensing/wire';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type IssueLeaseTokensOptions, signLeaseClaims } from './issue-lease-tokens.js';
 import { buildLeaseClaims } from './lease-claims.js';
 import { summarizeLicensing } from './licensing-summary.js';
-import { type AuthzRequest, parseAuthzRequest } from './parse-authz-request.js';
+import { parseAuthzRequest } from './parse-authz-request.js';
 import { rawParameters, serviceBaseUrl } from './request-parameters.js';
 
 /** Options of {@link sendLeaseTokens}. */

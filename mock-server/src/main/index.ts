@@ -1,3 +1,4 @@
+import { type AuthzItem, parseEchoParameters } from '@standby-licensing/wire';
 import type { FastifyInstance } from 'fastify';
 import { installAuthHook } from '../auth/auth-hook.js';
 import { createAuthenticator } from '../auth/authenticate.js';
@@ -8,7 +9,6 @@ import { toPublicJwk } from '../crypto/jwk.js';
 import { issueLeaseTokens } from '../licensing/issue-lease-tokens.js';
 import type { ItemDecision } from '../licensing/lease-claims.js';
 import { installLicensingSummary } from '../licensing/licensing-summary.js';
-import { type AuthzItem, parseEchoParameters } from '../licensing/parse-authz-request.js';
 import { addFormBodyParser, serviceBaseUrl } from '../licensing/request-parameters.js';
 import { sendLeaseClaims } from '../licensing/send-lease-claims.js';
 import { sendLeaseTokens } from '../licensing/send-lease-tokens.js';

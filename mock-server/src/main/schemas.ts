@@ -1,4 +1,4 @@
-import { CLAIM_NAMES } from '../licensing/parse-authz-request.js';
+import { LEASE_CLAIM_NAMES } from '@standby-licensing/wire';
 import {
   authzErrors,
   authzFormBody,
@@ -87,7 +87,7 @@ export const checkoutSchema = (maxItems: number) =>
             minLength: 1,
             maxLength: 200,
             // Named like a token claim, its `<item>: true` would be overwritten by the claim.
-            not: { enum: [...CLAIM_NAMES] },
+            not: { enum: [...LEASE_CLAIM_NAMES] },
             description: 'Not a token claim name (iss, sub, exp, ...)',
           },
           qty: { type: 'integer', minimum: 1 },

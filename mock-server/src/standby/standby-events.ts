@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import type { AuthzRequest } from '@standby-licensing/wire';
 import type { Caller } from '../auth/authenticate.js';
-import type { AuthzRequest } from '../licensing/parse-authz-request.js';
 import type { EventStore } from '../store/event-store.js';
 import type { Outbox, OutboxEvent } from '../store/outbox.js';
 

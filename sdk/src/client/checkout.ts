@@ -1,7 +1,7 @@
+import { RESERVED_ITEM_NAMES } from '@standby-licensing/wire';
 import { LicensingError } from '../errors.js';
 import { type AuthzItem, buildCheckoutQuery } from '../internal/authz-wire.js';
 import { loneSurrogateAt } from '../internal/lone-surrogate.js';
-import { RESERVED_ITEM_NAMES } from '../internal/wire-names.js';
 import { readDenial, toLease } from '../lease/lease.js';
 import { readLeaseToken } from '../lease/lease-token.js';
 import { requestAuthz } from '../transport/authz-request.js';

@@ -1,7 +1,7 @@
+import { RESERVED_ITEM_NAMES } from '@standby-licensing/wire';
 import type { HttpHandler } from 'msw';
 import { toHex } from '../internal/base64.js';
 import { argument } from '../internal/validate-option.js';
-import { RESERVED_ITEM_NAMES } from '../internal/wire-names.js';
 import type { LicensingService, TrustedRoot } from '../types.js';
 import type { FakeContext, FakeState } from './internal/fake-context.js';
 import { fakeIdpHandlers, mintIdToken } from './internal/fake-idp.js';

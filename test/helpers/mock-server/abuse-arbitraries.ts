@@ -1,8 +1,8 @@
 // Test helper: fast-check generators of hostile and sloppy input for the mock server's abuse
 // suite: query strings, headers, bodies, tokens and JWS, raw HTTP bytes.
 import { createHmac, createSign, type KeyObject } from 'node:crypto';
+import { RESERVED_ITEM_NAMES } from '@standby-licensing/wire';
 import fc from 'fast-check';
-import { RESERVED_ITEM_NAMES } from '../../../sdk/src/internal/wire-names.js';
 
 /** Parameter names worth trying: every reserved one, every claim, feed query names, oddities. */
 export const INTERESTING_NAMES = [

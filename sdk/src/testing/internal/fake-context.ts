@@ -1,13 +1,13 @@
 // What the fake services share: their keys, base URLs, clock and the state a test changes
 // (`setStandby`, `grant`, `revoke`), and the lease tokens both issue. Private to the testing kit.
-import type { HttpHandler } from 'msw';
-import { http } from 'msw';
 import {
   type AuthzItem,
-  type AuthzParameters,
+  type AuthzRequest,
   InvalidAuthzRequest,
-  parseAuthzParameters,
-} from './authz-parameters.js';
+  parseAuthzRequest,
+} from '@standby-licensing/wire';
+import type { HttpHandler } from 'msw';
+import { http } from 'msw';
 import { apiError, tokensAnswer } from './fake-answers.js';
 import type { FakeAuthRules } from './fake-auth.js';
 import type { FakePki } from './fake-pki.js';
@@ -76,7 +76,7 @@ export function itemClaims(
   service: 'main' | 'standby',
   sub: string,
   item: AuthzItem,
-  echo: AuthzParameters['echo'],
+  echo: AuthzRequest['echo'],
   decision: ItemDecision,
 ): Record<string, unknown> {
   const iat = Math.floor(context.now() / 1000);
@@ -107,7 +107,7 @@ export function issueTokens(
   context: FakeContext,
   service: 'main' | 'standby',
   sub: string,
-  parameters: AuthzParameters,
+  parameters: AuthzRequest,
 ): Promise<string[]> {
   const { privateKey, kid } = context.pki[service];
   if (parameters.release) {
@@ -146,7 +146,7 @@ export async function answerAuthz(
   const type = request.headers.get('content-type') ?? '';
   const form = request.method === 'POST' && type.includes('application/x-www-form-urlencoded');
   try {
-    const parameters = parseAuthzParameters(query, form ? await request.text() : '');
+    const parameters = parseAuthzRequest(query, form ? await request.text() : '');
     return tokensAnswer(await issueTokens(context, service, sub, parameters), context.now());
   } catch (error) {
     if (!(error instanceof InvalidAuthzRequest)) throw error;

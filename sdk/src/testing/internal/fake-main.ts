@@ -1,8 +1,8 @@
 // The fake main licensing service (docs/protocol.md "The main service"): `/authz/.jwt` with its
 // catalogue and per-user licenses, the product checkout action, and its public JWK set.
 // Private to the testing kit.
+import { parseEchoParameters } from '@standby-licensing/wire';
 import type { HttpHandler } from 'msw';
-import { readEcho } from './authz-parameters.js';
 import { apiError, jsonAnswer, notFound } from './fake-answers.js';
 import { authenticate } from './fake-auth.js';
 import {
@@ -67,7 +67,7 @@ export function fakeMainHandlers(context: FakeContext): HttpHandler[] {
     }
     const lines = readCheckoutLines(await request.json().catch(() => undefined));
     if (typeof lines === 'string') return apiError(400, 'invalid_request', lines, context.now());
-    const echo = readEcho(new URL(request.url).searchParams);
+    const echo = parseEchoParameters(new URL(request.url).searchParams);
     const { privateKey, kid } = context.pki.main;
     const results = await Promise.all(
       lines.map(async ({ productName }) => {

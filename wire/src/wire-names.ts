@@ -1,7 +1,7 @@
 // The one source of truth for the names the `/authz/.jwt` wire reserves (docs/protocol.md,
-// "Leases" and "Token claims"). The SDK refuses such item names before
-// sending; the mock server (mock-server/src/licensing/) imports this very file and answers them
-// with 400; the abuse tests draw from it. It imports nothing, so any package can bundle it.
+// "Leases" and "Token claims"). The SDK refuses such item names before sending; the mock server
+// and the SDK's fake services answer them with 400 (parse-authz-request.ts); the abuse tests draw
+// from them. It imports nothing.
 
 /** Request parameters that are never licensed items. */
 export const RESERVED_PARAMETERS: readonly string[] = Object.freeze([
