@@ -10,6 +10,8 @@ const MOCK = '^mock-server/src/';
 const SERVICES = 'standby|main|events|idp|admin';
 /** The workspaces: the private wire contract and the two published packages. */
 const PACKAGES = 'wire|sdk|mock-server';
+/** The mock server's entry points, the only files at the root of mock-server/src. */
+const ENTRY_POINTS = '(app|server|cli|index)\\.ts$';
 
 module.exports = {
   forbidden: [
@@ -156,15 +158,37 @@ module.exports = {
       comment:
         'Mock server: route -> auth hook -> service -> store; the store calls nothing above it.',
       from: { path: `${MOCK}store/`, pathNot: '\\.test\\.ts$' },
-      to: { path: MOCK, pathNot: `${MOCK}(store/|errors\\.ts$|json-depth\\.ts$|limits\\.ts$)` },
+      to: {
+        path: MOCK,
+        pathNot: `${MOCK}(store/|http/api-error\\.ts$|validation/json-depth\\.ts$|config/limits\\.ts$)`,
+      },
     },
     {
       name: 'mock-shared-parts-below-services',
       severity: 'error',
       comment:
-        'Shared parts (auth, crypto, licensing, http, validation) never reach up into a service.',
-      from: { path: `${MOCK}(auth|crypto|licensing|http|validation)/`, pathNot: '\\.test\\.ts$' },
-      to: { path: `${MOCK}(${SERVICES})/|${MOCK}(app|server|cli)\\.ts$` },
+        'Shared parts (auth, crypto, licensing, http, validation, config) never reach up into a service, the plugins or the entry points.',
+      from: {
+        path: `${MOCK}(auth|crypto|licensing|http|validation|config)/`,
+        pathNot: '\\.test\\.ts$',
+      },
+      to: { path: `${MOCK}(${SERVICES}|plugins)/|${MOCK}${ENTRY_POINTS}` },
+    },
+    {
+      name: 'mock-plugins-registered-by-the-app',
+      severity: 'error',
+      comment:
+        'plugins/ holds what decorates the root instance; app.ts registers it (index.ts exports the Clock type). Everything else reads the decorations (app.clock, app.eventStore, ...), never imports a plugin.',
+      from: { path: MOCK, pathNot: `${MOCK}(app|index)\\.ts$|${MOCK}plugins/|\\.test\\.ts$` },
+      to: { path: `${MOCK}plugins/` },
+    },
+    {
+      name: 'mock-plugins-below-the-app',
+      severity: 'error',
+      comment:
+        "A plugin loads shared state (from store/, crypto/, a service's state files); it never imports the entry points or a service's routes.",
+      from: { path: `${MOCK}plugins/`, pathNot: '\\.test\\.ts$' },
+      to: { path: `${MOCK}${ENTRY_POINTS}|${MOCK}(${SERVICES})/index\\.ts$` },
     },
     {
       name: 'mock-services-apart',

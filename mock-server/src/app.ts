@@ -6,10 +6,14 @@ import { adminService } from './admin/index.js';
 import { createMetrics, type MockMetrics } from './admin/metrics.js';
 import { RequestLog } from './admin/request-log.js';
 import { createRequestLogHook, recordUnanswered } from './admin/request-log-hook.js';
-import { contextPlugin } from './context.js';
-import { apiErrorSchema, createFrameworkErrorHandler, installErrorHandling } from './errors.js';
+import { type MockServerOptions, type ResolvedOptions, resolveOptions } from './config/options.js';
 import { eventsService, getEventsInternals } from './events/index.js';
-import { type CorsPolicy, corsPlugin, createCorsPolicy } from './http/cors.js';
+import {
+  apiErrorSchema,
+  createFrameworkErrorHandler,
+  installErrorHandling,
+} from './http/api-error.js';
+import { type CorsPolicy, createCorsPolicy } from './http/cors.js';
 import { addDepthCheckedJsonParser } from './http/json-body-parser.js';
 import {
   createLazySchemaCompilers,
@@ -22,13 +26,14 @@ import {
 } from './http/node-answers.js';
 import { idpService } from './idp/index.js';
 import { mainService } from './main/index.js';
-import { mainLicensingPlugin } from './main/main-licensing-plugin.js';
 import { createSwaggerOptions, finishOpenApiDocument } from './openapi/document.js';
-import { type MockServerOptions, type ResolvedOptions, resolveOptions } from './options.js';
-import { signingPoolPlugin } from './signing-pool-plugin.js';
+import { contextPlugin } from './plugins/context-plugin.js';
+import { corsPlugin } from './plugins/cors-plugin.js';
+import { eventStorePlugin } from './plugins/event-store-plugin.js';
+import { mainLicensingPlugin } from './plugins/main-licensing-plugin.js';
+import { signingPoolPlugin } from './plugins/signing-pool-plugin.js';
+import { standbyPlugin } from './plugins/standby-plugin.js';
 import { standbyService } from './standby/index.js';
-import { standbyPlugin } from './standby/standby-plugin.js';
-import { eventStorePlugin } from './store/event-store-plugin.js';
 
 declare module 'fastify' {
   interface FastifyInstance {

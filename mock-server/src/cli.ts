@@ -1,9 +1,9 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import type { MockServerLimits } from './config/limits.js';
+import { createDevCertificates, LOOPBACK_NAMES } from './crypto/dev-cert.js';
 import { resolveSigningThreads } from './crypto/signing-pool.js';
-import { createDevCertificates, LOOPBACK_NAMES } from './dev-cert.js';
-import type { MockServerLimits } from './limits.js';
 import { type StartServerOptions, startServer } from './server.js';
 
 const USAGE = `Usage: standby-mock-server [options]

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { buildAppDeferringKeys, SERVICE_PREFIXES } from './app.js';
-import type { MockServerOptions } from './options.js';
+import type { MockServerOptions } from './config/options.js';
 
 /** How long after listening the keys not asked for yet start to be made, in ms. */
 const WARM_UP_DELAY_MS = 250;

@@ -10,7 +10,7 @@ import {
   type LicensingError,
 } from '@standby-licensing/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDevCertificates } from '../../mock-server/src/dev-cert.js';
+import { createDevCertificates } from '../../mock-server/src/crypto/dev-cert.js';
 import { closedPort } from '../helpers/mock-licensing.js';
 import { startTinyproxy, type Tinyproxy } from '../helpers/networks/tinyproxy.js';
 import {

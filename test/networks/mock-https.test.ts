@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLicensingClient } from '@standby-licensing/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDevCertificates } from '../../mock-server/src/dev-cert.js';
+import { createDevCertificates } from '../../mock-server/src/crypto/dev-cert.js';
 import { firstLine, runNode } from '../helpers/networks/node-process.js';
 import {
   createNetworkPki,

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../errors.js';
+import { ApiError } from '../http/api-error.js';
 import { createFaultRegistry, type FaultRegistry, type FaultSpec } from './fault-registry.js';
 
 const PREFIXES = { main: '/main', standby: '/standby', idp: '/idp', events: '/events' } as const;

@@ -4,7 +4,7 @@ import { uniformFloat64 } from 'pure-rand/distribution/uniformFloat64';
 import { uniformInt } from 'pure-rand/distribution/uniformInt';
 import { xoroshiro128plus } from 'pure-rand/generator/xoroshiro128plus';
 import type { RandomGenerator } from 'pure-rand/types/RandomGenerator';
-import { ApiError } from '../errors.js';
+import { ApiError } from '../http/api-error.js';
 
 /**
  * What an injected fault does to a request: `reset` (TCP reset), `hang` (never answered),

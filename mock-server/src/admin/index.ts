@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { ID_TOKEN_GRACE_SECONDS } from '../auth/id-token-grace.js';
-import { ApiError } from '../errors.js';
+import { ApiError } from '../http/api-error.js';
 import { useStrictBodyValidation } from '../validation/strict-body-validation.js';
 import { consoleRoutes } from './console-routes.js';
 import type { FaultRegistry, FaultService, FaultSpec } from './fault-registry.js';

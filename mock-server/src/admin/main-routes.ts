@@ -1,6 +1,6 @@
 import { LEASE_CLAIM_NAMES, RESERVED_PARAMETERS } from '@standby-licensing/wire';
 import type { FastifyInstance } from 'fastify';
-import { ApiError } from '../errors.js';
+import { ApiError } from '../http/api-error.js';
 import {
   blockCodeSchema,
   getOutboxSchema,

@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { ApiError } from '../errors.js';
+import { ApiError } from '../http/api-error.js';
 
 function digest(value: string): Buffer {
   return createHash('sha256').update(value).digest();

@@ -1,7 +1,7 @@
 import type { KeyObject } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TrustedKey } from '../crypto/public-keys.js';
-import { ApiError } from '../errors.js';
+import { ApiError } from '../http/api-error.js';
 import { computeServiceKeyHash } from './service-key-hash.js';
 import { createIdTokenVerifier, type IdTokenClaims } from './verify-id-token.js';
 

@@ -1,6 +1,6 @@
 import type { TrustedKey } from '../crypto/public-keys.js';
 import { JwsError, verifyCompactJws } from '../crypto/verify-compact-jws.js';
-import { ApiError } from '../errors.js';
+import { ApiError } from '../http/api-error.js';
 
 /** The claims the services use from a verified ID token. */
 export interface IdTokenClaims {

@@ -1,7 +1,7 @@
 import { loadJose } from '../crypto/load-jose.js';
 import type { TrustedKey } from '../crypto/public-keys.js';
 import { JwsError, verifyCompactJws } from '../crypto/verify-compact-jws.js';
-import { ApiError } from '../errors.js';
+import { ApiError } from '../http/api-error.js';
 import { EVENT_JWS_ALGS } from './verify-event-jws.js';
 
 const CHALLENGE = { 'WWW-Authenticate': 'Bearer realm="events"' };

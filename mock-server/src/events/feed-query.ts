@@ -1,4 +1,4 @@
-import { ApiError } from '../errors.js';
+import { ApiError } from '../http/api-error.js';
 
 /** Defaults and caps of the feed query parameters (docs/protocol.md "Reading feeds"). */
 export const FEED_QUERY_LIMITS = {

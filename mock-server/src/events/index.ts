@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TrustedKey } from '../crypto/public-keys.js';
-import { ApiError } from '../errors.js';
-import { measureJsonDepth } from '../json-depth.js';
+import { ApiError } from '../http/api-error.js';
 import { type EventStore, objectFeedName } from '../store/event-store.js';
+import { measureJsonDepth } from '../validation/json-depth.js';
 import { authorizeRead } from './authorize-read.js';
 import { buildFeedPage, countInRange, feedPath } from './build-feed.js';
 import { type FeedQuery, parseFeedQuery } from './feed-query.js';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { ApiError } from '../errors.js';
-import { codePointLength } from '../limits.js';
+import { codePointLength } from '../config/limits.js';
+import { ApiError } from '../http/api-error.js';
 import type { NewEvent } from '../store/event-store.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

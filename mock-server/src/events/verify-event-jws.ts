@@ -1,6 +1,6 @@
 import type { TrustedKey } from '../crypto/public-keys.js';
 import { JwsError, parseCompactJws, verifyCompactJws } from '../crypto/verify-compact-jws.js';
-import { ApiError } from '../errors.js';
+import { ApiError } from '../http/api-error.js';
 
 /** The JWS algorithms the event service accepts, for writes and read tokens alike. */
 export const EVENT_JWS_ALGS = ['RS256', 'RS384', 'RS512'] as const;

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { ApiError } from '../errors.js';
-import { measureJsonDepth } from '../json-depth.js';
+import { measureJsonDepth } from '../validation/json-depth.js';
+import { ApiError } from './api-error.js';
 
 /**
  * Replaces the instance's `application/json` parser with Fastify's own (prototype-poisoning

@@ -3,9 +3,10 @@ import { type RawAnswer, sendRaw } from '@test/helpers/mock-server/raw-http.js';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../app.js';
-import { installErrorHandling } from '../errors.js';
-import { DEFAULT_WIRE_NAMES } from '../options.js';
-import { corsPlugin, createCorsPolicy } from './cors.js';
+import { DEFAULT_WIRE_NAMES } from '../config/options.js';
+import { corsPlugin } from '../plugins/cors-plugin.js';
+import { installErrorHandling } from './api-error.js';
+import { createCorsPolicy } from './cors.js';
 import { installNodeAnswers } from './node-answers.js';
 
 const ORIGIN = 'http://page.example.test';

@@ -1,7 +1,7 @@
 import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
-import { ApiError, type ApiErrorBody } from '../errors.js';
+import { ApiError, type ApiErrorBody } from './api-error.js';
 import type { CorsPolicy } from './cors.js';
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../errors.js';
+import { ApiError } from '../http/api-error.js';
 import { parseAuthzRequest } from './parse-authz-request.js';
 
 // The rules themselves are tested beside them, in wire/src/parse-authz-request.test.ts.

@@ -7,7 +7,7 @@ import {
   type ParseAuthzRequestOptions,
   parseAuthzRequest as parseWireRequest,
 } from '@standby-licensing/wire';
-import { ApiError } from '../errors.js';
+import { ApiError } from '../http/api-error.js';
 
 /**
  * Parses the parameters of an `/authz/.jwt` request (the raw query string and, for a POST, the

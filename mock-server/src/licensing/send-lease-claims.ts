@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError } from '../errors.js';
+import { ApiError } from '../http/api-error.js';
 import { buildLeaseClaims, type LeaseClaimsOptions } from './lease-claims.js';
 import { summarizeLicensing } from './licensing-summary.js';
 import { parseAuthzRequest } from './parse-authz-request.js';

@@ -1,5 +1,5 @@
 import { randomInt, randomUUID } from 'node:crypto';
-import { ApiError } from '../errors.js';
+import { ApiError } from '../http/api-error.js';
 import { createDocumentCheck } from '../store/document-check.js';
 import type { Outbox, OutboxEntry as StoredOutboxEntry } from '../store/outbox.js';
 import type { StateStore } from '../store/state-store.js';

@@ -1,5 +1,5 @@
 import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger';
-import type { WireNames } from '../options.js';
+import type { WireNames } from '../config/options.js';
 import { retryAfterHeader, SECURITY_SCHEMES } from './responses.js';
 
 /** A JSON object of the document, loosely typed: the module only moves parts around. */

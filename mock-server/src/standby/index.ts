@@ -3,7 +3,7 @@ import { createApiKeyCheck } from '../auth/api-key.js';
 import { installAuthHook } from '../auth/auth-hook.js';
 import { createAuthenticator } from '../auth/authenticate.js';
 import { ID_TOKEN_GRACE_SECONDS } from '../auth/id-token-grace.js';
-import { ApiError } from '../errors.js';
+import { ApiError } from '../http/api-error.js';
 import { installLicensingSummary } from '../licensing/licensing-summary.js';
 import { addFormBodyParser } from '../licensing/request-parameters.js';
 import { sendLeaseTokens } from '../licensing/send-lease-tokens.js';

@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../app.js';
 import { computeServiceKeyHash } from '../auth/service-key-hash.js';
-import { resolveOptions } from '../options.js';
+import { resolveOptions } from '../config/options.js';
 
 describe('vendor wire names', () => {
   let app: FastifyInstance;

@@ -1,6 +1,6 @@
 import { type FileHandle, mkdir, open } from 'node:fs/promises';
 import { join } from 'node:path';
-import { JSON_DEPTH_CAP, measureJsonDepth } from '../json-depth.js';
+import { JSON_DEPTH_CAP, measureJsonDepth } from '../validation/json-depth.js';
 
 /** One line of the log: its number (from 1) and its parsed JSON. */
 export interface LogRecord {

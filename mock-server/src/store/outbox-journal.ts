@@ -1,4 +1,4 @@
-import { ApiError } from '../errors.js';
+import { ApiError } from '../http/api-error.js';
 import { EventLog } from './event-log.js';
 import type { Outbox, OutboxEntry, OutboxEvent } from './outbox.js';
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../app.js';
-import { STANDBY_OUTBOX_FILE } from '../standby/standby-plugin.js';
+import { STANDBY_OUTBOX_FILE } from '../plugins/standby-plugin.js';
 import { EVENT_LOG_FILE } from './event-log.js';
 import { DataFileError } from './state-store.js';
 

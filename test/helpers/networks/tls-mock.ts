@@ -6,7 +6,10 @@ import { createServer } from 'node:https';
 import type { RunningServer } from '@standby-licensing/mock-server';
 import type { TrustedRoot } from '@standby-licensing/sdk';
 import { exportSPKI, generateKeyPair } from 'jose';
-import { createDevCertificates, type DevCertificates } from '../../../mock-server/src/dev-cert.js';
+import {
+  createDevCertificates,
+  type DevCertificates,
+} from '../../../mock-server/src/crypto/dev-cert.js';
 import { startServer } from '../../../mock-server/src/server.js';
 
 /** Certificates of the network tests. */

@@ -1,13 +1,13 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { type Clock, createClock, dateHeaderHook } from './clock.js';
+import { generateApiKey, type ResolvedOptions } from '../config/options.js';
 import {
   createDeferredKeys,
   type Deferred,
   type DeferredKeys,
   defer,
   made,
-} from './crypto/deferred-keys.js';
+} from '../crypto/deferred-keys.js';
 import {
   checkStoredRsaKey,
   generateRsaKey,
@@ -16,10 +16,10 @@ import {
   type StoredRsaKey,
   storedRsaKeySchema,
   storeRsaKey,
-} from './crypto/rsa-key.js';
-import { generateApiKey, type ResolvedOptions } from './options.js';
-import { createDocumentCheck } from './store/document-check.js';
-import { createStateStore, type StateStore } from './store/state-store.js';
+} from '../crypto/rsa-key.js';
+import { createDocumentCheck } from '../store/document-check.js';
+import { createStateStore, type StateStore } from '../store/state-store.js';
+import { type Clock, createClock, dateHeaderHook } from './clock.js';
 
 /** Names of the keys in the {@link Keyring}. */
 export type KeyName = 'issuer' | 'main';

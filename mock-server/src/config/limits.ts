@@ -1,4 +1,4 @@
-import { JSON_DEPTH_CAP } from './json-depth.js';
+import { JSON_DEPTH_CAP } from '../validation/json-depth.js';
 
 /**
  * Limits of the mock server. Each one is a `buildApp` option (`limits.<name>`) and a

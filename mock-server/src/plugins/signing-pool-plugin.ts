@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { createSigningPool, type SigningPool } from './crypto/signing-pool.js';
+import { createSigningPool, type SigningPool } from '../crypto/signing-pool.js';
 
 declare module 'fastify' {
   interface FastifyInstance {

@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import { loadSigningKeyRing, type SigningKeyRing } from '../standby/signing-keys.js';
+import { STANDBY_EVENT_SOURCE } from '../standby/standby-events.js';
+import { loadStandbyState, type StandbyState } from '../standby/standby-state.js';
+import { readStandbyUsage, type StandbyUsageView } from '../standby/standby-usage.js';
 import { createOutboxDelivery, type OutboxDelivery } from '../store/outbox-delivery.js';
 import { type OutboxJournal, openOutboxJournal } from '../store/outbox-journal.js';
-import { loadSigningKeyRing, type SigningKeyRing } from './signing-keys.js';
-import { STANDBY_EVENT_SOURCE } from './standby-events.js';
-import { loadStandbyState, type StandbyState } from './standby-state.js';
-import { readStandbyUsage, type StandbyUsageView } from './standby-usage.js';
 
 declare module 'fastify' {
   interface FastifyInstance {

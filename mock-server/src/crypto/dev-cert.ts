@@ -4,7 +4,7 @@
 // that asks for it (the command line never writes it).
 import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
-import { caExtensions, loadX509, type X509, x509Provider } from './crypto/certificates.js';
+import { caExtensions, loadX509, type X509, x509Provider } from './certificates.js';
 
 // ECDSA P-256: generated in milliseconds, accepted by every TLS client the SDK runs in.
 const ALGORITHM = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' } as const;

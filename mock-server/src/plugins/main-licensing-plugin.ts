@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import { type LicenseBook, loadLicenseBook } from '../main/license-book.js';
 import { createOutboxDelivery, type OutboxDelivery } from '../store/outbox-delivery.js';
-import { type LicenseBook, loadLicenseBook } from './license-book.js';
 
 declare module 'fastify' {
   interface FastifyInstance {

@@ -4,7 +4,7 @@ import { decodeJwt } from '@test/helpers/mock-server/decode-jwt.js';
 import { signTestIdToken } from '@test/helpers/mock-server/id-tokens.js';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { buildApp } from './app.js';
+import { buildApp } from '../app.js';
 
 const START = Date.UTC(2031, 5, 1);
 const osThreads = () => readdirSync('/proc/self/task').length;

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createSecureContext } from 'node:tls';
-import { parsePublicKeys, type TrustedKey } from './crypto/public-keys.js';
-import { resolveSigningThreads } from './crypto/signing-pool.js';
+import { parsePublicKeys, type TrustedKey } from '../crypto/public-keys.js';
+import { resolveSigningThreads } from '../crypto/signing-pool.js';
 import { type MockServerLimits, resolveLimits } from './limits.js';
 
 /** Options of {@link buildApp}; the command line maps onto these one to one. */

@@ -2,7 +2,7 @@ import { createWriterKey, signEvents } from '@test/helpers/mock-server/events.js
 import { signTestIdToken } from '@test/helpers/mock-server/id-tokens.js';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from './app.js';
+import { buildApp } from '../app.js';
 import { measureJsonDepth } from './json-depth.js';
 
 /** Depth of a parsed value, the obvious recursive way (for values shallow enough to recurse). */

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { createEventStore, type EventStore } from './event-store.js';
+import { createEventStore, type EventStore } from '../store/event-store.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
