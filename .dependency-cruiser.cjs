@@ -76,8 +76,16 @@ module.exports = {
       severity: 'error',
       comment:
         "A package tests on its own (npm test --workspace <name>): its sources, tests and test helpers never import the repo's top-level test/, which holds what crosses packages.",
-      from: { path: '^wire/' },
+      from: { path: '^(wire|mock-server)/' },
       to: { path: '^test/' },
+    },
+    {
+      name: 'mock-server-not-sdk',
+      severity: 'error',
+      comment:
+        "The mock server, its tests and test helpers included, never reaches the SDK's sources, by path or by name: it tests on its own and stands for the real services, not a copy of the SDK. What both need is in wire/.",
+      from: { path: '^mock-server/' },
+      to: { path: '^sdk/' },
     },
     {
       name: 'sdk-tests-not-repo-tests',

@@ -25,17 +25,14 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: 'forks',
     projects: [
+      // The packages that test on their own (npm test --workspace <name>), each its project.
+      'wire/vitest.config.ts',
+      'mock-server/vitest.config.ts',
       {
         extends: true,
         test: {
           name: 'node',
-          include: [
-            'wire/src/**/*.test.ts',
-            'sdk/src/**/*.test.ts',
-            'mock-server/src/**/*.test.ts',
-            'test/**/*.test.ts',
-            'examples/**/*.test.ts',
-          ],
+          include: ['sdk/src/**/*.test.ts', 'test/**/*.test.ts', 'examples/**/*.test.ts'],
           exclude: [...configDefaults.exclude, 'test/browser/**'],
         },
       },

@@ -2,6 +2,9 @@
 // describes. Whatever arrives, the server answers below 500, every 4xx is an ApiError, nothing
 // forged is accepted, and it still answers afterwards. Runs per property: ABUSE_RUNS (default 40).
 import { generateKeyPairSync } from 'node:crypto';
+import fc from 'fast-check';
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   abuseRunOptions,
   bodyContentType,
@@ -16,14 +19,11 @@ import {
   type SigningKeys,
   schemaShapedBody,
   trickyText,
-} from '@test/helpers/mock-server/abuse-arbitraries.js';
-import { signTestIdToken } from '@test/helpers/mock-server/id-tokens.js';
-import { listenOnLoopback } from '@test/helpers/mock-server/listen.js';
-import { parseRawAnswer, sendRaw } from '@test/helpers/mock-server/raw-http.js';
-import { type DescribedRoute, describedRoutes } from '@test/helpers/mock-server/routes.js';
-import fc from 'fast-check';
-import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+} from '../test/helpers/abuse-arbitraries.js';
+import { signTestIdToken } from '../test/helpers/id-tokens.js';
+import { listenOnLoopback } from '../test/helpers/listen.js';
+import { parseRawAnswer, sendRaw } from '../test/helpers/raw-http.js';
+import { type DescribedRoute, describedRoutes } from '../test/helpers/routes.js';
 import { buildApp } from './app.js';
 import { computeServiceKeyHash } from './auth/service-key-hash.js';
 

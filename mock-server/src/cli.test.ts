@@ -3,8 +3,8 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { sendRaw } from '@test/helpers/mock-server/raw-http.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { sendRaw } from '../test/helpers/raw-http.js';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 const CLI = 'mock-server/src/cli.ts';

@@ -28,8 +28,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { mutants, startMutantProxy } from '../helpers/conformance/mutants.js';
-import { validateJunitFile, xpath } from '../helpers/conformance/xmllint.js';
+import { mutants, startMutantProxy } from '../../mock-server/test/helpers/conformance/mutants.js';
+import { validateJunitFile, xpath } from '../../mock-server/test/helpers/conformance/xmllint.js';
 import { installConsumerProject, packWorkspaces } from '../helpers/runtime/consumer-project.js';
 import { machineNpm } from '../helpers/runtime/node-floor.js';
 

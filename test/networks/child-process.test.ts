@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDevCertificates } from '../../mock-server/src/crypto/dev-cert.js';
-import { putJson } from '../helpers/mock-server/events.js';
+import { putJson } from '../../mock-server/test/helpers/events.js';
 import { firstLine, runNode } from '../helpers/networks/node-process.js';
 import { startTinyproxy, type Tinyproxy } from '../helpers/networks/tinyproxy.js';
 import {

@@ -1,6 +1,6 @@
 /**
  * measure.ts: counts what Stoplight Prism, as a validating proxy, finds on the OpenAPI traffic
- * (test/helpers/openapi/traffic.ts) against a given document, for before/after figures
+ * (mock-server/test/helpers/openapi/traffic.ts) against a given document, for before/after figures
  * (`npx tsx test/openapi/measure.ts [document.json]`; default: the server's own /openapi.json).
  *
  * Prints: requests, requests with a finding that counts against the document, findings by kind,
@@ -10,13 +10,13 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { startPrismProxy } from '../helpers/openapi/prism-proxy.js';
+import { startPrismProxy } from '../../mock-server/test/helpers/openapi/prism-proxy.js';
 import {
   countsAgainstDocument,
   driveTraffic,
   startTrafficServer,
   TOOL_LIMITS,
-} from '../helpers/openapi/traffic.js';
+} from '../../mock-server/test/helpers/openapi/traffic.js';
 
 async function main(): Promise<void> {
   const target = await startTrafficServer();

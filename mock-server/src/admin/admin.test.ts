@@ -1,8 +1,8 @@
-import { signTestIdToken } from '@test/helpers/mock-server/id-tokens.js';
-import { listenOnLoopback } from '@test/helpers/mock-server/listen.js';
-import { sendRaw } from '@test/helpers/mock-server/raw-http.js';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { signTestIdToken } from '../../test/helpers/id-tokens.js';
+import { listenOnLoopback } from '../../test/helpers/listen.js';
+import { sendRaw } from '../../test/helpers/raw-http.js';
 import { buildApp } from '../app.js';
 
 const START = Date.UTC(2032, 6, 1);

@@ -1,7 +1,7 @@
-import { signTestIdToken } from '@test/helpers/mock-server/id-tokens.js';
-import { listenOnLoopback } from '@test/helpers/mock-server/listen.js';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { signTestIdToken } from '../../test/helpers/id-tokens.js';
+import { listenOnLoopback } from '../../test/helpers/listen.js';
 import { buildApp } from '../app.js';
 import type { RequestLogEntry } from './request-log.js';
 

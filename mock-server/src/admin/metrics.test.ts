@@ -1,7 +1,7 @@
-import { decodeJwt } from '@test/helpers/mock-server/decode-jwt.js';
-import { signTestIdToken } from '@test/helpers/mock-server/id-tokens.js';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { decodeJwt } from '../../test/helpers/decode-jwt.js';
+import { signTestIdToken } from '../../test/helpers/id-tokens.js';
 import { buildApp } from '../app.js';
 import { createMetrics, type ObservedRequest } from './metrics.js';
 

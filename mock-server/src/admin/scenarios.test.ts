@@ -1,9 +1,10 @@
 // Every named scenario applied to the real mock listening on loopback, and checked by what a
 // client meets on each service: the broken ones fail the scenario's way, the others answer.
-import { signTestIdToken } from '@test/helpers/mock-server/id-tokens.js';
-import { listenOnLoopback } from '@test/helpers/mock-server/listen.js';
+
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { signTestIdToken } from '../../test/helpers/id-tokens.js';
+import { listenOnLoopback } from '../../test/helpers/listen.js';
 import { buildApp } from '../app.js';
 import { SCENARIOS, type ScenarioName } from './scenarios.js';
 

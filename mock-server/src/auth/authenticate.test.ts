@@ -1,7 +1,7 @@
-import { decodeJwt } from '@test/helpers/mock-server/decode-jwt.js';
-import { signTestIdToken, type TestIdTokenOptions } from '@test/helpers/mock-server/id-tokens.js';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { decodeJwt } from '../../test/helpers/decode-jwt.js';
+import { signTestIdToken, type TestIdTokenOptions } from '../../test/helpers/id-tokens.js';
 import { buildApp } from '../app.js';
 import { computeServiceKeyHash } from './service-key-hash.js';
 

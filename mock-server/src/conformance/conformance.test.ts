@@ -1,5 +1,5 @@
-import { mutants, startMutantProxy } from '@test/helpers/conformance/mutants.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mutants, startMutantProxy } from '../../test/helpers/conformance/mutants.js';
 import { allChecks } from './checks.js';
 import { type CheckResult, type ConformanceTarget, runConformance } from './runner.js';
 import { startMockTarget } from './targets.js';

@@ -1,8 +1,8 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { validateJunitFile, xpath } from '@test/helpers/conformance/xmllint.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { validateJunitFile, xpath } from '../../test/helpers/conformance/xmllint.js';
 import { toJunitXml } from './junit-report.js';
 import type { CheckResult } from './runner.js';
 

@@ -61,7 +61,7 @@ function testcase(result: CheckResult): string {
 
 /**
  * JUnit XML as Jenkins and GitLab read it, valid against the Apache Ant JUnit schema
- * (test/fixtures/junit/JUnit.xsd): one `<testsuite>` per section (`name`, `tests`,
+ * (mock-server/test/fixtures/junit/JUnit.xsd): one `<testsuite>` per section (`name`, `tests`,
  * `failures`, `errors`, `skipped`, `time`), one `<testcase>` per check (`name` = id, `classname` =
  * section, `time` in seconds). A failed check holds one `<failure message>` with the detail; a
  * skipped check `<skipped message>` naming the options it needs; an expected failure is reported

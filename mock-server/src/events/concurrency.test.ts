@@ -1,8 +1,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createWriterKey, mintReadToken, signEvents } from '@test/helpers/mock-server/events.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createWriterKey, mintReadToken, signEvents } from '../../test/helpers/events.js';
 import { buildApp } from '../app.js';
 import { createEventStore } from '../store/event-store.js';
 

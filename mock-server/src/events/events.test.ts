@@ -1,4 +1,5 @@
 import { createHmac, createSign, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createWriterKey,
   getFeed,
@@ -6,8 +7,7 @@ import {
   putJson,
   signEvents,
   timestampsOf,
-} from '@test/helpers/mock-server/events.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+} from '../../test/helpers/events.js';
 import { buildApp } from '../app.js';
 import { signCompactJws } from '../crypto/jws.js';
 import { parsePublicKeys } from '../crypto/public-keys.js';

@@ -1,5 +1,5 @@
-import { mintReadToken, putJson } from '@test/helpers/mock-server/events.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { mintReadToken, putJson } from '../../test/helpers/events.js';
 import { buildApp } from '../app.js';
 import { getEventsInternals } from './index.js';
 

@@ -1,11 +1,11 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type FeedResult,
   getFeed,
   mintReadToken,
   putJson,
   timestampsOf,
-} from '@test/helpers/mock-server/events.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+} from '../../test/helpers/events.js';
 import { buildApp } from '../app.js';
 
 type App = Awaited<ReturnType<typeof buildApp>>;

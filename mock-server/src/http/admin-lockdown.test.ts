@@ -2,10 +2,11 @@
 // /admin only loopback origins and --cors-origin origins get answers, and only loopback names,
 // the public URL's host and --allowed-host names are served (DNS rebinding). Over real HTTP; the
 // browser side is test/browser/admin-lockdown.test.ts.
-import { listenOnLoopback } from '@test/helpers/mock-server/listen.js';
-import { sendRaw } from '@test/helpers/mock-server/raw-http.js';
+
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listenOnLoopback } from '../../test/helpers/listen.js';
+import { sendRaw } from '../../test/helpers/raw-http.js';
 import { buildApp } from '../app.js';
 
 const EVIL = 'https://evil.example';

@@ -3,10 +3,10 @@
 // media type no route takes is 415 everywhere (text/plain used to be a 400 on JSON routes).
 import { request } from 'node:http';
 import { connect } from 'node:net';
-import { signTestIdToken } from '@test/helpers/mock-server/id-tokens.js';
-import { listenOnLoopback } from '@test/helpers/mock-server/listen.js';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signTestIdToken } from '../../test/helpers/id-tokens.js';
+import { listenOnLoopback } from '../../test/helpers/listen.js';
 import { buildApp } from '../app.js';
 
 const LIMIT = 1024 * 1024;

@@ -1,8 +1,8 @@
-import { signTestIdToken } from '@test/helpers/mock-server/id-tokens.js';
-import { listenOnLoopback } from '@test/helpers/mock-server/listen.js';
-import { describedRoutes } from '@test/helpers/mock-server/routes.js';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signTestIdToken } from '../../test/helpers/id-tokens.js';
+import { listenOnLoopback } from '../../test/helpers/listen.js';
+import { describedRoutes } from '../../test/helpers/routes.js';
 import { buildApp } from '../app.js';
 
 const PAGE = 'http://page.example.test';

@@ -1,7 +1,7 @@
-import { listenOnLoopback } from '@test/helpers/mock-server/listen.js';
-import { type RawAnswer, sendRaw } from '@test/helpers/mock-server/raw-http.js';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listenOnLoopback } from '../../test/helpers/listen.js';
+import { type RawAnswer, sendRaw } from '../../test/helpers/raw-http.js';
 import { buildApp } from '../app.js';
 import { DEFAULT_WIRE_NAMES } from '../config/options.js';
 import { corsPlugin } from '../plugins/cors-plugin.js';

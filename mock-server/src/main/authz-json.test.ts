@@ -1,6 +1,6 @@
-import { signTestIdToken } from '@test/helpers/mock-server/id-tokens.js';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signTestIdToken } from '../../test/helpers/id-tokens.js';
 import { buildApp } from '../app.js';
 
 const START = Date.UTC(2033, 1, 2);

@@ -1,10 +1,10 @@
 import 'reflect-metadata';
 import { createPublicKey, verify, webcrypto } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
-import { decodeJwt } from '@test/helpers/mock-server/decode-jwt.js';
-import { signTestIdToken } from '@test/helpers/mock-server/id-tokens.js';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodeJwt } from '../../test/helpers/decode-jwt.js';
+import { signTestIdToken } from '../../test/helpers/id-tokens.js';
 import { buildApp } from '../app.js';
 
 const provider = webcrypto as unknown as Crypto;

@@ -1,8 +1,8 @@
-import { decodeJwt } from '@test/helpers/mock-server/decode-jwt.js';
-import { getFeed, mintReadToken } from '@test/helpers/mock-server/events.js';
-import { signTestIdToken } from '@test/helpers/mock-server/id-tokens.js';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { decodeJwt } from '../../test/helpers/decode-jwt.js';
+import { getFeed, mintReadToken } from '../../test/helpers/events.js';
+import { signTestIdToken } from '../../test/helpers/id-tokens.js';
 import { buildApp } from '../app.js';
 
 const START = Date.UTC(2033, 0, 10);

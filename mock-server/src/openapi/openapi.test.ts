@@ -4,7 +4,8 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
-import { type PrismProxy, startPrismProxy } from '@test/helpers/openapi/prism-proxy.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type PrismProxy, startPrismProxy } from '../../test/helpers/openapi/prism-proxy.js';
 import {
   countsAgainstDocument,
   driveTraffic,
@@ -12,8 +13,7 @@ import {
   TOOL_LIMITS,
   type TrafficResult,
   type TrafficServer,
-} from '@test/helpers/openapi/traffic.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+} from '../../test/helpers/openapi/traffic.js';
 import { buildApp } from '../app.js';
 
 const run = promisify(execFile);

@@ -1,9 +1,9 @@
 import { createPublicKey, verify } from 'node:crypto';
 import { readdirSync } from 'node:fs';
-import { decodeJwt } from '@test/helpers/mock-server/decode-jwt.js';
-import { signTestIdToken } from '@test/helpers/mock-server/id-tokens.js';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { decodeJwt } from '../../test/helpers/decode-jwt.js';
+import { signTestIdToken } from '../../test/helpers/id-tokens.js';
 import { buildApp } from '../app.js';
 
 const START = Date.UTC(2031, 5, 1);

@@ -1,10 +1,10 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { decodeJwt } from '@test/helpers/mock-server/decode-jwt.js';
-import { signTestIdToken } from '@test/helpers/mock-server/id-tokens.js';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { decodeJwt } from '../../test/helpers/decode-jwt.js';
+import { signTestIdToken } from '../../test/helpers/id-tokens.js';
 import { buildApp } from '../app.js';
 import { computeServiceKeyHash } from '../auth/service-key-hash.js';
 

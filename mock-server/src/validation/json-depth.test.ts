@@ -1,7 +1,7 @@
-import { createWriterKey, signEvents } from '@test/helpers/mock-server/events.js';
-import { signTestIdToken } from '@test/helpers/mock-server/id-tokens.js';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createWriterKey, signEvents } from '../../test/helpers/events.js';
+import { signTestIdToken } from '../../test/helpers/id-tokens.js';
 import { buildApp } from '../app.js';
 import { measureJsonDepth } from './json-depth.js';
 

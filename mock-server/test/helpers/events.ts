@@ -1,7 +1,7 @@
 // Test helpers for the events service: writer keys, signed writes, read tokens, feed reads.
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { signCompactJws } from '../../../mock-server/src/crypto/jws.js';
+import { signCompactJws } from '../../src/crypto/jws.js';
 
 /** A fresh RSA-2048 writer key pair and its public PEM (generate once per test file). */
 export function createWriterKey(): { privateKey: KeyObject; publicPem: string } {

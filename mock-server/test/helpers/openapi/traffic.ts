@@ -1,5 +1,5 @@
 import { createHash, generateKeyPairSync, type KeyObject, sign } from 'node:crypto';
-import { type RunningServer, startServer } from '@standby-licensing/mock-server';
+import { type RunningServer, startServer } from '../../../src/index.js';
 import { type PrismViolation, readViolations } from './prism-proxy.js';
 
 /** One request of the traffic and what it is meant to be. */

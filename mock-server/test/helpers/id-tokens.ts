@@ -1,7 +1,7 @@
 // Test helper: ID tokens signed by a mock server's built-in issuer (valid, expired, forged).
 import { createHmac } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { signCompactJws } from '../../../mock-server/src/crypto/jws.js';
+import { signCompactJws } from '../../src/crypto/jws.js';
 
 /** Options of {@link signTestIdToken}: claim overrides and how to sign. */
 export interface TestIdTokenOptions {
