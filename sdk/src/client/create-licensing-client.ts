@@ -14,13 +14,14 @@ import {
   type ResolvedLicensingClientOptions,
   resolveLicensingClientOptions,
 } from '../options/licensing-client.js';
+import { createLicensingTelemetry } from '../telemetry/licensing-telemetry.js';
 import { createLicensingTransport } from '../transport/licensing-transport.js';
 import type { Lease } from '../types.js';
 import { checkoutProducts } from './checkout-products.js';
 import type { ClientContext } from './client-context.js';
 import { createClientKeys } from './client-keys.js';
 import { createClientStatus } from './client-status.js';
-import { createHeldOperations } from './held-operations.js';
+import { createHeldOperations, type HeldOperations } from './held-operations.js';
 import { createLeaseKeeper, type LeaseKeeper } from './lease-keeper.js';
 import type { LicensingClient } from './licensing-client.js';
 import { observeStore } from './observed-store.js';
@@ -71,7 +72,7 @@ export interface ClientOverrides {
 }
 
 /**
- * Wires a client from resolved options: event hub → clock → credentials → transport → each
+ * Wires a client from resolved options: clock → telemetry → event hub → credentials → transport → each
  * service's key source (loading its JWK set through the transport) and the lease state →
  * strategy → the operations. A checkout flows client → failover → transport → lease and back up
  * by return values; the key sources' loader is the one function handed down (as jose's remote
@@ -81,9 +82,16 @@ export function assembleLicensingClient(
   options: ResolvedLicensingClientOptions,
   overrides: ClientOverrides = {},
 ): LicensingClient {
-  const events = createEventHub(options.on, options.logger);
   const { clockToleranceMs: toleranceMs, unknownKidCooldownMs: cooldownMs } = options.trust;
   const clock = createTrustedClock({ now: options.now, toleranceMs });
+  // Where the runtime has node:diagnostics_channel (docs/observability.md): the hub's events
+  // and the operations below are published there; elsewhere undefined, and nothing is.
+  const telemetry = createLicensingTelemetry({
+    secrets: [options.hardwareId, options.hardwareName],
+    clock,
+  });
+  const trace = telemetry?.run ?? ((_name, _start, run) => run());
+  const events = createEventHub(options.on, options.logger, telemetry?.publish);
   const anchors = parseTrustedRoots(options.trust.rootCertificates);
   const watchRoots = watchRootExpiry(anchors, clock.now, (info) =>
     events.emit('rootExpiring', info),
@@ -116,6 +124,7 @@ export function assembleLicensingClient(
     standbyUrl: options.standbyUrl,
     cooldownMs,
     attemptTimeoutMs: options.failover.attemptTimeoutMs,
+    events,
   });
   // Observed so that preflight can tell whether a write reached the store.
   const store = observeStore(options.leaseStore ?? createMemoryLeaseStore());
@@ -165,7 +174,17 @@ export function assembleLicensingClient(
     useMark,
     store: state,
   });
-  const tracked = createHeldOperations(context, status);
+  const operations = createHeldOperations(context, status);
+  // What the app's calls and the keepers run, each through telemetry.
+  const tracked: HeldOperations = {
+    checkout: (items, o) =>
+      trace('checkout', { items: itemNames(items) }, () => operations.checkout(items, o)),
+    renew: (lease, o) => trace('renew', { lease }, () => operations.renew(lease, o)),
+    reissue: (lease, o) =>
+      trace('checkout', { items: [lease.item], reissue: true }, () => operations.reissue(lease, o)),
+    release: (leases, o) =>
+      trace('release', { leases: [leases].flat() }, () => operations.release(leases, o)),
+  };
   const held = { held: (result: { leases: Lease[] }) => result.leases };
 
   const keepers = new Set<LeaseKeeper>();
@@ -228,9 +247,12 @@ export function assembleLicensingClient(
       open();
       return tracked.release(leases, callOptions);
     },
-    verify: async (token, verifyOptions) => verifyToken(open(), token, verifyOptions),
+    verify: async (token, verifyOptions) =>
+      trace('verify', {}, async () => verifyToken(open(), token, verifyOptions)),
     restore: async (callOptions) =>
-      status.track(restore(open(), callOptions), { ...held, exchange: false }),
+      trace('restore', {}, async () =>
+        status.track(restore(open(), callOptions), { ...held, exchange: false }),
+      ),
     async checkoutProducts(products, callOptions) {
       open();
       if (options.auth.kind !== 'idToken') {
@@ -300,4 +322,11 @@ export function assembleLicensingClient(
       return closing;
     },
   };
+}
+
+/** The item names of a checkout's arguments, for telemetry (the call itself checks them). */
+function itemNames(items: unknown): unknown[] {
+  return Array.isArray(items)
+    ? items.map((item) => (typeof item === 'object' && item !== null ? item.item : item))
+    : [];
 }

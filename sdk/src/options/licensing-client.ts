@@ -266,6 +266,7 @@ const EVENT_NAMES = [
   'rootExpiring',
   'circuitOpen',
   'circuitClose',
+  'keysFetched',
 ];
 const HTTP_TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
