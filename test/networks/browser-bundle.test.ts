@@ -1,6 +1,8 @@
 // The Node-only network code (node-network.ts, the proxy variables' reading, undici) never
 // reaches a browser bundle of the BUILT SDK, whatever an app imports, and the import() that
-// loads it on Node keeps the comments that tell webpack and Vite to leave it alone.
+// loads it on Node keeps the comments that tell webpack and Vite to leave it alone. Nor does the
+// telemetry (node:diagnostics_channel): package.json's `browser` field puts no-telemetry.js in
+// its place.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { build } from 'esbuild';
@@ -9,7 +11,8 @@ import { ensureSdkBuilt } from '../helpers/browser/ensure-sdk-built.js';
 import { builtInputs } from '../helpers/built-inputs.js';
 import { repoRoot } from '../helpers/networks/node-process.js';
 
-const NODE_ONLY = /undici|node-network|proxy-environment|proxy-route-error/;
+const NODE_ONLY =
+  /undici|node-network|proxy-environment|proxy-route-error|licensing-telemetry|safe-payload|diagnostics-channel/;
 
 async function bundle(code: string, splitting: boolean) {
   const result = await build({
@@ -50,8 +53,17 @@ describe('browser bundles of the built SDK', () => {
       const { inputs, text } = await bundle(code, splitting);
       expect(inputs.filter((path) => NODE_ONLY.test(path))).toEqual([]);
       expect(inputs).toContain('sdk/dist/internal/platform/network-fetch.js');
-      expect(text).not.toMatch(/node:tls|ProxyAgent/);
+      expect(text).not.toMatch(/node:tls|ProxyAgent|diagnostics_channel|tracingChannel/);
     }
+  });
+
+  it('puts the no-telemetry stand-in in a licensing client bundle', async () => {
+    const { inputs } = await bundle(
+      "import { createLicensingClient } from '@standby-licensing/sdk'; globalThis.app = createLicensingClient;",
+      false,
+    );
+    expect(inputs).toContain('sdk/dist/telemetry/no-telemetry.js');
+    expect(inputs.filter((path) => NODE_ONLY.test(path))).toEqual([]);
   });
 
   it('loads the Node part with an import() bundlers leave alone', async () => {

@@ -21,7 +21,7 @@ import { checkoutProducts } from './checkout-products.js';
 import type { ClientContext } from './client-context.js';
 import { createClientKeys } from './client-keys.js';
 import { createClientStatus } from './client-status.js';
-import { createHeldOperations, type HeldOperations } from './held-operations.js';
+import { createHeldOperations } from './held-operations.js';
 import { createLeaseKeeper, type LeaseKeeper } from './lease-keeper.js';
 import type { LicensingClient } from './licensing-client.js';
 import { observeStore } from './observed-store.js';
@@ -90,7 +90,6 @@ export function assembleLicensingClient(
     secrets: [options.hardwareId, options.hardwareName],
     clock,
   });
-  const trace = telemetry?.run ?? ((_name, _start, run) => run());
   const events = createEventHub(options.on, options.logger, telemetry?.publish);
   const anchors = parseTrustedRoots(options.trust.rootCertificates);
   const watchRoots = watchRootExpiry(anchors, clock.now, (info) =>
@@ -175,16 +174,10 @@ export function assembleLicensingClient(
     store: state,
   });
   const operations = createHeldOperations(context, status);
-  // What the app's calls and the keepers run, each through telemetry.
-  const tracked: HeldOperations = {
-    checkout: (items, o) =>
-      trace('checkout', { items: itemNames(items) }, () => operations.checkout(items, o)),
-    renew: (lease, o) => trace('renew', { lease }, () => operations.renew(lease, o)),
-    reissue: (lease, o) =>
-      trace('checkout', { items: [lease.item], reissue: true }, () => operations.reissue(lease, o)),
-    release: (leases, o) =>
-      trace('release', { leases: [leases].flat() }, () => operations.release(leases, o)),
-  };
+  // What the app's calls and the keepers run, each through telemetry where there is one.
+  const tracked = telemetry?.operations(operations) ?? operations;
+  const trace = <T>(name: 'restore' | 'verify', run: () => Promise<T>) =>
+    telemetry ? telemetry.run(name, {}, run) : run();
   const held = { held: (result: { leases: Lease[] }) => result.leases };
 
   const keepers = new Set<LeaseKeeper>();
@@ -248,9 +241,9 @@ export function assembleLicensingClient(
       return tracked.release(leases, callOptions);
     },
     verify: async (token, verifyOptions) =>
-      trace('verify', {}, async () => verifyToken(open(), token, verifyOptions)),
+      trace('verify', async () => verifyToken(open(), token, verifyOptions)),
     restore: async (callOptions) =>
-      trace('restore', {}, async () =>
+      trace('restore', async () =>
         status.track(restore(open(), callOptions), { ...held, exchange: false }),
       ),
     async checkoutProducts(products, callOptions) {
@@ -322,11 +315,4 @@ export function assembleLicensingClient(
       return closing;
     },
   };
-}
-
-/** The item names of a checkout's arguments, for telemetry (the call itself checks them). */
-function itemNames(items: unknown): unknown[] {
-  return Array.isArray(items)
-    ? items.map((item) => (typeof item === 'object' && item !== null ? item.item : item))
-    : [];
 }
