@@ -1,8 +1,8 @@
 // The Node-only network code (node-network.ts, the proxy variables' reading, undici) never
 // reaches a browser bundle of the BUILT SDK, whatever an app imports, and the import() that
-// loads it on Node keeps the comments that tell webpack and Vite to leave it alone. Nor does the
-// telemetry (node:diagnostics_channel): package.json's `browser` field puts no-telemetry.js in
-// its place.
+// loads it on Node keeps the comments that tell webpack and Vite to leave it alone. package.json's
+// `browser` field keeps out the fence itself (web-fetch.js in its place: the global fetch) and
+// the telemetry (node:diagnostics_channel; no-telemetry.js in its place).
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { build } from 'esbuild';
@@ -12,7 +12,7 @@ import { builtInputs } from '../helpers/built-inputs.js';
 import { repoRoot } from '../helpers/networks/node-process.js';
 
 const NODE_ONLY =
-  /undici|node-network|proxy-environment|proxy-route-error|licensing-telemetry|safe-payload|diagnostics-channel/;
+  /undici|node-network|network-fetch|proxy-environment|proxy-route-error|licensing-telemetry|safe-payload|diagnostics-channel/;
 
 async function bundle(code: string, splitting: boolean) {
   const result = await build({
@@ -52,17 +52,18 @@ describe('browser bundles of the built SDK', () => {
     for (const splitting of [false, true]) {
       const { inputs, text } = await bundle(code, splitting);
       expect(inputs.filter((path) => NODE_ONLY.test(path))).toEqual([]);
-      expect(inputs).toContain('sdk/dist/internal/platform/network-fetch.js');
+      expect(inputs).toContain('sdk/dist/internal/platform/web-fetch.js');
       expect(text).not.toMatch(/node:tls|ProxyAgent|diagnostics_channel|tracingChannel/);
     }
   });
 
-  it('puts the no-telemetry stand-in in a licensing client bundle', async () => {
+  it('puts the stand-ins in a licensing client bundle', async () => {
     const { inputs } = await bundle(
       "import { createLicensingClient } from '@standby-licensing/sdk'; globalThis.app = createLicensingClient;",
       false,
     );
     expect(inputs).toContain('sdk/dist/telemetry/no-telemetry.js');
+    expect(inputs).toContain('sdk/dist/internal/platform/web-fetch.js');
     expect(inputs.filter((path) => NODE_ONLY.test(path))).toEqual([]);
   });
 

@@ -72,8 +72,8 @@ export interface ClientOverrides {
 }
 
 /**
- * Wires a client from resolved options: clock → telemetry → event hub → credentials → transport → each
- * service's key source (loading its JWK set through the transport) and the lease state →
+ * Wires a client from resolved options: clock → telemetry → event hub → credentials → transport
+ * → each service's key source (loading its JWK set through the transport) and the lease state →
  * strategy → the operations. A checkout flows client → failover → transport → lease and back up
  * by return values; the key sources' loader is the one function handed down (as jose's remote
  * JWK set takes its fetch).

@@ -66,7 +66,8 @@ function isTraced(tracing: DiagnosticsTracingChannel): boolean {
  * The telemetry of one client, or undefined where the runtime has no `node:diagnostics_channel`
  * (browsers, workers): the client then runs as if there were none, at no cost.
  *
- * @param scope Where to look for the runtime's `process` (default `globalThis`; tests pass another).
+ * @param scope Where to look for the runtime's `process` (default `globalThis`; a test passes
+ *   another).
  *
  * @example
  * const telemetry = createLicensingTelemetry({ secrets: [hardwareId], clock });
