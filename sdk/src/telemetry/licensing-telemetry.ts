@@ -117,37 +117,53 @@ export function createLicensingTelemetry(
       release: (leases, o) =>
         telemetry.run('release', { leases: [leases].flat() }, () => held.release(leases, o)),
     }),
-    async run(name, start, run) {
-      if (loading) await loading;
-      if (!channels) return run();
-      const tracing = TRACED.has(name) ? channels.tracingChannel(CHANNEL_PREFIX + name) : undefined;
-      let promise: ReturnType<typeof run> | undefined;
-      if (tracing && isTraced(tracing)) {
-        // The tracer's context gets `result` and `error` made safe; the caller the real ones.
-        await tracing
-          .tracePromise(() => {
-            promise = run();
-            return promise.then(safe, (error) => Promise.reject(safe(error)));
-          }, safe(start) as object)
-          .catch(() => undefined);
-      }
-      promise ??= run();
-      const outcome = await promise.then(
-        (result) => ({ result }),
-        (error: unknown) => ({ error }),
-      );
-      const ended = () => safe({ ...start, ...outcome });
-      if ((outcome as { error?: { code?: unknown } }).error?.code === 'CLOCK_ROLLBACK') {
-        publish('clockRollback', () => ({
-          operation: name,
-          clockTime: deps.clock.corrected(),
-          timeMark: deps.clock.mark,
-          error: safe((outcome as { error: unknown }).error),
-        }));
-      }
-      if (name !== 'verify') publish(name, ended);
-      return promise;
+    run(name, start, run) {
+      if (loading) return loading.then(() => telemetry.run(name, start, run));
+      const tracing = TRACED.has(name)
+        ? channels?.tracingChannel(CHANNEL_PREFIX + name)
+        : undefined;
+      const traced = tracing !== undefined && isTraced(tracing);
+      const heard = (channel: string) => channels?.channel(CHANNEL_PREFIX + channel).hasSubscribers;
+      // No one listens: the operation's own promise, not one tick later (callers and tests that
+      // read state right after an event see what they saw without telemetry).
+      if (!traced && !heard(name) && !heard('clockRollback')) return run();
+      return observe(name, start, run, traced ? tracing : undefined);
     },
   };
+
+  /** Runs an operation someone listens to: traced when `tracing` is given, then published. */
+  async function observe<T>(
+    name: TelemetryOperation,
+    start: object,
+    run: () => Promise<T>,
+    tracing: DiagnosticsTracingChannel | undefined,
+  ): Promise<T> {
+    let promise: Promise<T> | undefined;
+    if (tracing) {
+      // The tracer's context gets `result` and `error` made safe; the caller the real ones.
+      await tracing
+        .tracePromise(() => {
+          promise = run();
+          return promise.then(safe, (error) => Promise.reject(safe(error)));
+        }, safe(start) as object)
+        .catch(() => undefined);
+    }
+    promise ??= run();
+    const outcome = await promise.then(
+      (result) => ({ result }),
+      (error: unknown) => ({ error }),
+    );
+    const ended = () => safe({ ...start, ...outcome });
+    if ((outcome as { error?: { code?: unknown } }).error?.code === 'CLOCK_ROLLBACK') {
+      publish('clockRollback', () => ({
+        operation: name,
+        clockTime: deps.clock.corrected(),
+        timeMark: deps.clock.mark,
+        error: safe((outcome as { error: unknown }).error),
+      }));
+    }
+    if (name !== 'verify') publish(name, ended);
+    return promise;
+  }
   return telemetry;
 }
