@@ -172,15 +172,18 @@ async function main(): Promise<void> {
       'mutant/r.json',
     ]);
     expect(broken.code === 1, `against the mutant: exit ${broken.code}, expected 1`, broken);
-    const failed = (await readReport(join(project, 'mutant/r.json'))).checks
-      .filter((c) => c.status === 'failed')
-      .map((c) => c.id);
+    const { checks } = await readReport(join(project, 'mutant/r.json'));
+    const failed = checks.filter((c) => c.status === 'failed').map((c) => c.id);
+    // This run gives no --service-key-hash and no --idp-private-key: the checks that need one
+    // are skipped, whatever the mutant breaks (two of its usage checks among them).
+    const skipped = new Set(checks.filter((c) => c.status === 'skipped').map((c) => c.id));
+    const breaks = mutant.breaks.filter((id) => !skipped.has(id));
     expect(
-      JSON.stringify(failed) === JSON.stringify(mutant.breaks),
-      `against the mutant: failed ${JSON.stringify(failed)}, expected ${JSON.stringify(mutant.breaks)}`,
+      breaks.length > 0 && JSON.stringify(failed) === JSON.stringify(breaks),
+      `against the mutant: failed ${JSON.stringify(failed)}, expected ${JSON.stringify(breaks)}`,
       broken,
     );
-    await expectValidJunit(join(project, 'mutant/junit.xml'), mutant.breaks.length);
+    await expectValidJunit(join(project, 'mutant/junit.xml'), breaks.length);
     console.log(
       `conformance:packed: mutant: exit 1, exactly its ${failed.length} checks failed, JUnit valid`,
     );
