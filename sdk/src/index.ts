@@ -67,6 +67,7 @@ export type {
   FailbackReason,
   FailoverEvent,
   IdTokenGraceEvent,
+  KeysFetchedEvent,
   LeaseRenewedEvent,
   LicensingEventHooks,
   LicensingEventListener,

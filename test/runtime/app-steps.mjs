@@ -10,12 +10,14 @@
 //                          idpUrl, apiKey), with the admin API on (faults) and signed events
 //   STANDBY_RUNTIME_EVENT_KEY  a PKCS#8 PEM file: the key the mock trusts for events
 //   STANDBY_RUNTIME_WORK   a folder of this run's own (the file lease store)
-// Modes (argv): `main` runs every step below but the proxy; `proxy` (started with HTTP_PROXY
-// set) checks out through the proxy; run.ts reads the proxy's log to see that it did.
+// Modes (argv): `main` runs every step below but the proxy; `proxy` checks out through the proxy,
+// set by HTTP_PROXY (the CommonJS app) or by the client's `proxy` option from
+// STANDBY_RUNTIME_PROXY (the ES module app); run.ts reads the proxy's log to see that it did.
 //
 // It prints one JSON line on stdout: { runtime, format, mode, steps: [{ name, ms, detail }] },
 // and on a failure { ..., failed: step, error } with exit code 1.
 import assert from 'node:assert/strict';
+import diagnostics from 'node:diagnostics_channel';
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import process from 'node:process';
@@ -83,15 +85,16 @@ export async function runApp({ packages, roots, format, loadMs }) {
   try {
     if (mode === 'proxy') {
       await step('proxy', async () => {
-        const proxied = process.env.HTTP_PROXY ?? process.env.http_proxy;
-        assert.ok(proxied, 'the proxy run needs HTTP_PROXY');
-        const client = sdk.createLicensingClient(options);
+        const option = process.env.STANDBY_RUNTIME_PROXY;
+        const proxied = option ?? process.env.HTTP_PROXY ?? process.env.http_proxy;
+        assert.ok(proxied, 'the proxy run needs HTTP_PROXY or STANDBY_RUNTIME_PROXY');
+        const client = sdk.createLicensingClient(option ? { ...options, proxy: option } : options);
         const { leases } = await client.checkout(['ItemA']);
         assert.equal(leases[0].servedBy, 'main');
         await client.verify(leases[0].token, { item: 'ItemA', service: 'main' });
         await client.release(leases);
         await client.close();
-        return `checkout, verify, release with HTTP_PROXY=${proxied}`;
+        return `checkout, verify, release with ${option ? 'the proxy option' : 'HTTP_PROXY'}=${proxied}`;
       });
       report();
       return;
@@ -126,19 +129,46 @@ export async function runApp({ packages, roots, format, loadMs }) {
     await step('failover', async () => {
       const failovers = [];
       const off = client.on('failover', (event) => failovers.push(event));
+      // The SDK's telemetry (docs/observability.md), as an APM would subscribe to it.
+      const published = [];
+      const onFailover = (message) => published.push(['failover', message]);
+      const traced = {
+        start: (message) => published.push(['start', message]),
+        end() {},
+        asyncStart() {},
+        asyncEnd: (message) => published.push(['asyncEnd', message]),
+        error() {},
+      };
+      diagnostics.subscribe('standby-licensing:failover', onFailover);
+      const tracing = diagnostics.tracingChannel('standby-licensing:checkout');
+      tracing.subscribe(traced);
+      let lease;
       await admin('POST', '/scenarios/main-down');
       try {
         const { leases } = await client.checkout(['ItemB']);
-        assert.equal(leases[0].servedBy, 'standby');
-        await client.verify(leases[0].token, { item: 'ItemB', service: 'standby' });
+        lease = leases[0];
+        assert.equal(lease.servedBy, 'standby');
+        await client.verify(lease.token, { item: 'ItemB', service: 'standby' });
         await client.release(leases);
       } finally {
         await admin('DELETE', '/faults');
         if (typeof off === 'function') off();
+        diagnostics.unsubscribe('standby-licensing:failover', onFailover);
+        tracing.unsubscribe(traced);
       }
       assert.equal(failovers.length, 1, 'one failover event');
       assert.equal(failovers[0].to, 'standby');
-      return `main down: ItemB from the standby (strategy ${failovers[0].strategy}), verified`;
+      assert.deepEqual(
+        published.map(([name]) => name),
+        ['start', 'failover', 'asyncEnd'],
+        'the checkout traced, the failover published inside it',
+      );
+      const ended = published[2][1];
+      assert.equal(ended.result.leases[0].servedBy, 'standby');
+      const text = JSON.stringify(published);
+      assert.ok(!text.includes(lease.token.split('.')[1]), 'a lease token in a payload');
+      assert.ok(!text.includes(sub), 'the hardware id in a payload');
+      return `main down: ItemB from the standby (strategy ${failovers[0].strategy}, main ${failovers[0].reason}), verified; traced on diagnostics_channel`;
     });
     await client.release([lease]).catch(() => undefined);
     await client.close();

@@ -16,9 +16,11 @@
  *      real proxy (Debian's tinyproxy); writes the roots with the SDK's `embed-root` bin on the
  *      floor Node, as .cjs and .mjs modules.
  *   4. On each runtime, runs app.cjs and app.mjs (each loading the packages in its format, then
- *      app-steps.mjs): checkout from main, verify, failover to the standby, machineId(), a file
- *      lease store restored offline, a signed event written and its feed read, the testing kit;
- *      then each again with HTTP_PROXY set, checking that tinyproxy carried the checkout. On each
+ *      app-steps.mjs): checkout from main, verify, failover to the standby (seen on the SDK's
+ *      diagnostics channels too), machineId(), a file lease store restored offline, a signed event
+ *      written and its feed read, the testing kit; then each again through tinyproxy (the CommonJS
+ *      app with HTTP_PROXY, the ES module app with the `proxy` option), checking that tinyproxy
+ *      carried the checkout. On each
  *      Node, the mock server's bin runs its conformance kit.
  *   5. Builds a single executable (sea-app.mjs, bundled by esbuild, injected with postject) on the
  *      Node that runtimes.ts marks, and runs it: checkout, failover, restore with every service
@@ -339,9 +341,16 @@ async function main(): Promise<void> {
           continue;
         }
         const before = (await proxy.logLines()).length;
+        // The CommonJS app gets the proxy from HTTP_PROXY, the ES module app from the client's
+        // `proxy` option (on Bun and Deno that is their own fetch option, not the variable).
         const viaProxy = await runProgram(binary, [...args, 'proxy'], {
           cwd: project,
-          env: { ...env, HTTP_PROXY: proxy.url },
+          env: {
+            ...env,
+            ...(format === 'cjs'
+              ? { HTTP_PROXY: proxy.url }
+              : { STANDBY_RUNTIME_PROXY: proxy.url }),
+          },
         });
         const proxyReport = lastJsonLine<AppReport>(viaProxy.stdout);
         const carried = await proxiedRequests(proxy, before, mockHost);
@@ -350,7 +359,8 @@ async function main(): Promise<void> {
             `${format} through the proxy: ${proxyReport?.error ?? `exit ${viaProxy.code}`}\n${viaProxy.stdout}${viaProxy.stderr}`,
           );
         } else if (carried.length === 0) {
-          row.failures.push(`${format}: HTTP_PROXY was set, but tinyproxy carried no checkout`);
+          const how = format === 'cjs' ? 'HTTP_PROXY was set' : 'the proxy option was set';
+          row.failures.push(`${format}: ${how}, but tinyproxy carried no checkout`);
         }
         report.steps.push(...(proxyReport?.steps.filter((s) => s.name === 'proxy') ?? []));
         row.apps.push({ format, report, wallMs: result.ms, proxyMs: viaProxy.ms });

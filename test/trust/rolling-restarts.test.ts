@@ -8,8 +8,10 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createMemoryLeaseStore, type LeaseStore } from '@standby-licensing/sdk';
 import { createFileLeaseStore } from '@standby-licensing/sdk/node';
 import { type AppConfig, startApp } from '@test/helpers/app-process.js';
+import { offline } from '@test/helpers/lying-network.js';
 import {
   clientFor,
   type MockLicensing,
@@ -119,4 +121,42 @@ describe('an app killed and restarted with its clock set back', () => {
     expect(licensedRuns.length).toBeLessThanOrEqual(3);
     expect(licensedRuns).toEqual(licensedRuns.map((_, i) => i + 1));
   }, 90_000);
+});
+
+describe('quick honest restarts', () => {
+  it('write the store once a minute of use, not on every check, while a restart is charged', async () => {
+    // Three quick restarts each charge the next a minute (usedUntil): the third starts 2+ min
+    // ahead of its clock. The mark it saves is the time it judged on less that charge, so the
+    // saves follow the mark, not the charged time (which is always more than a minute past it).
+    const inner = createMemoryLeaseStore();
+    let saves = 0;
+    const store: LeaseStore = {
+      load: () => inner.load(),
+      save: async (text) => {
+        saves += 1;
+        // A real store's write leaves the event loop (a save loop shows as a count, not a hang).
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        await inner.save(text);
+      },
+      clear: () => inner.clear(),
+    };
+    const online = clientFor(mock, { leaseStore: store }).client;
+    await online.checkout(['ItemA']);
+    await online.close({ release: false });
+    for (let run = 1; run <= 3; run++) {
+      const app = clientFor(mock, { leaseStore: store, fetch: offline }).client;
+      expect((await app.restore()).leases).toHaveLength(1);
+      await app.close({ release: false });
+    }
+    const app = clientFor(mock, { leaseStore: store, fetch: offline }).client;
+    await app.restore();
+    saves = 0;
+    for (let i = 0; i < 20; i++) {
+      expect(app.has('ItemA')).toBe(true);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    await app.close({ release: false });
+    // At most the save a check may start plus the one on close.
+    expect(saves).toBeLessThanOrEqual(2);
+  });
 });

@@ -270,6 +270,7 @@ const EVENT_NAMES = [
   'rootExpiring',
   'circuitOpen',
   'circuitClose',
+  'keysFetched',
 ];
 const HTTP_TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 

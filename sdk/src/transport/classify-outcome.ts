@@ -331,6 +331,9 @@ const REFUSALS: Record<number, [FailureReason, LicensingErrorCode]> = {
  * The SDK's one mapping from an HTTP exchange to its meaning, for every service (stripe
  * `generateV1Error`).
  *
+ * The SDK's own fetch unable to make the request as the client is set up (its network module
+ * for proxies and `tls.ca` could not be loaded): `INVALID_ARGUMENT` with reason `network-setup`,
+ * no outage.
  * Outages (retry, fail over, or for the event service: retry later), all `SERVICE_UNAVAILABLE`:
  * network errors (refused, reset, DNS), timeouts, 5xx, 408, 429 (with its `Retry-After`), a
  * 2xx whose body is not what the endpoint serves (an HTML page instead of a JWT), and the
@@ -347,6 +350,20 @@ export function classifyOutcome(outcome: HttpOutcome, context: ClassifyContext):
   const { service } = context;
   const label = LABELS[service];
   if (outcome.kind === 'error') {
+    // By name: the CommonJS build's copy of the class is another one.
+    const setup = causeChain(outcome.error).find((e) => (e as Error).name === 'NetworkSetupError');
+    if (setup) {
+      // The app's setup, not the service: no retry, no failover; the message says what to do.
+      return {
+        ok: false,
+        outage: false,
+        reason: 'setup',
+        error: new LicensingError('INVALID_ARGUMENT', `${(setup as Error).message}.`, {
+          cause: outcome.error,
+          reason: 'network-setup',
+        }),
+      };
+    }
     const where = `${label} (${outcome.url})`;
     const failure: NetworkFailure = outcome.timedOut
       ? { reason: 'timeout' }
