@@ -4,11 +4,19 @@ import {
   MAIN,
   makeClient,
   NOW,
+  PEM,
 } from '@test/helpers/licensing-test-setup.js';
 import { HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createEventHub } from '../client-hooks.js';
 import { isLicensingError, LicensingError } from '../errors.js';
+import {
+  type LicensingClientOptions,
+  resolveLicensingClientOptions,
+} from '../options/licensing-client.js';
+import { FailedAttempt } from '../transport/failed-attempt.js';
+import { createStrategyA } from './strategy-a.js';
 
 const server = setupServer();
 beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
@@ -400,5 +408,105 @@ describe('abort', () => {
     await vi.waitFor(() => expect(standby.hits.count).toBe(1));
     controller.abort(new Error('cancel on standby'));
     await expect(result).rejects.toThrow('cancel on standby');
+  });
+});
+
+describe('Strategy A with a fake operation (no client, no HTTP)', () => {
+  /** An outage of `service` as the transport reports one (a 503). */
+  const outage = (service: 'main' | 'standby') =>
+    new FailedAttempt({
+      ok: false,
+      outage: true,
+      reason: 'server-error',
+      error: new LicensingError('SERVICE_UNAVAILABLE', `${service} answered 503`),
+    });
+
+  function strategy(failover: Partial<LicensingClientOptions['failover']> = {}) {
+    const events: Array<[string, unknown]> = [];
+    const hub = createEventHub({});
+    for (const name of ['failover', 'failback', 'attemptFailed', 'circuitOpen'] as const) {
+      hub.on(name, (event) => events.push([name, event]));
+    }
+    const { failover: resolved } = resolveLicensingClientOptions({
+      mainUrl: MAIN,
+      standbyUrl: 'http://standby.test',
+      auth: { serviceKeyHash: 'ab'.repeat(32) },
+      trust: { rootCertificates: [{ pem: PEM }] },
+      failover: { mainAttempts: 2, backoffBaseMs: 0, backoffMaxMs: 0, ...failover },
+    });
+    const run = createStrategyA({
+      failover: resolved,
+      random: () => 0,
+      now: () => NOW,
+      events: hub,
+      transport: {} as never, // Strategy A asks the transport for nothing.
+    });
+    return { run, events };
+  }
+
+  it('returns main’s answer after one try of main, and tells no one', async () => {
+    const { run, events } = strategy();
+    const tried: string[] = [];
+    const value = await run.run(async (service) => {
+      tried.push(service);
+      return `from ${service}`;
+    });
+    expect(value).toBe('from main');
+    expect(tried).toEqual(['main']);
+    expect(events).toEqual([]);
+    expect(run.activeService).toBe('main');
+  });
+
+  it('tries main mainAttempts times on an outage, then the standby once, and fails back when main answers', async () => {
+    const { run, events } = strategy();
+    let mainDown = true;
+    const tried: string[] = [];
+    const operation = async (service: 'main' | 'standby') => {
+      tried.push(service);
+      if (service === 'main' && mainDown) throw outage('main');
+      return `from ${service}`;
+    };
+    expect(await run.run(operation)).toBe('from standby');
+    expect(tried).toEqual(['main', 'main', 'standby']);
+    expect(run.activeService).toBe('standby');
+    expect(events.map(([name]) => name)).toEqual(['attemptFailed', 'attemptFailed', 'failover']);
+    expect(events[2]![1]).toMatchObject({ from: 'main', to: 'standby', reason: 'server-error' });
+    mainDown = false;
+    expect(await run.run(operation)).toBe('from main');
+    expect(events.at(-1)).toEqual([
+      'failback',
+      { from: 'standby', to: 'main', reason: 'main-answered' },
+    ]);
+  });
+
+  it('ends the call on what main refuses (no outage): the standby is never asked', async () => {
+    const { run } = strategy();
+    const tried: string[] = [];
+    const refusal = new LicensingError('UNAUTHORIZED', 'main refused the credentials');
+    const error = await run
+      .run(async (service) => {
+        tried.push(service);
+        throw new FailedAttempt({
+          ok: false,
+          outage: false,
+          reason: 'unauthorized',
+          error: refusal,
+        });
+      })
+      .catch((e: unknown) => e);
+    expect(error).toBe(refusal);
+    expect(tried).toEqual(['main']);
+  });
+
+  it('rejects with SERVICE_UNAVAILABLE carrying every attempt when both fail', async () => {
+    const { run } = strategy();
+    const error = await run
+      .run(async (service) => {
+        throw outage(service);
+      })
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+    const attempts = ((error as Error).cause as AggregateError).errors.map((e: Error) => e.message);
+    expect(attempts).toEqual(['main answered 503', 'main answered 503', 'standby answered 503']);
   });
 });
