@@ -240,6 +240,19 @@ describe('createServiceKeys', () => {
       expect(loads).toBe(2);
     });
 
+    it('answers with the key its kid got from the store while its fetch ran', async () => {
+      const gate = deferred<unknown>();
+      const keys = source({ load: () => gate.promise });
+      const fetching = keys.keyFor(pki.kid);
+      await Promise.resolve();
+      keys.restore([pki.signingKey.jwk]);
+      const kept = await keys.keyFor(pki.kid, { fetch: false });
+      // The set lacks the kid, yet the lookup has a key for it by then: no refusal.
+      gate.resolve({ keys: [] });
+      expect(await fetching).toBe(kept);
+      expect(checks()).toBe(1);
+    });
+
     it('gives the loader a signal of its own: no caller aborts the shared fetch', async () => {
       const { load, served } = loaderOf(pki.signingKey.jwk);
       const keys = source({ load });
@@ -748,6 +761,17 @@ describe('createServiceKeys', () => {
       expect(checks()).toBe(0);
       expect(served.count).toBe(0);
       expect(await rejectionOf(keys.refresh(signal))).toBe(reason);
+    });
+
+    it('an aborted signal rejects even for a kid it holds', async () => {
+      const keys = source();
+      keys.restore([pki.signingKey.jwk]);
+      await keys.keyFor(pki.kid);
+      const reason = new Error('gone');
+      expect(await rejectionOf(keys.keyFor(pki.kid, { signal: AbortSignal.abort(reason) }))).toBe(
+        reason,
+      );
+      expect(keys.find(pki.kid)).toBeDefined();
     });
 
     it('an abort during the fetch rejects the caller, and the fetch goes on for the others', async () => {
