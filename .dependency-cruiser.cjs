@@ -88,9 +88,18 @@ module.exports = {
     {
       name: 'sdk-testing-kit-self-contained',
       severity: 'error',
-      comment: 'The msw testing kit ships on its own entry and needs nothing of the SDK core.',
+      comment:
+        'The msw testing kit ships on its own entry: it uses the bottom layer (types, errors, internal/) and nothing of the client, failover, transport, lease or auth code.',
       from: { path: layer('testing/'), pathNot: '\\.test\\.ts$' },
-      to: { path: SDK, pathNot: layer('testing/') },
+      to: { path: SDK, pathNot: `${layer('(testing|internal)/')}|${SDK}(types|errors)\\.ts$` },
+    },
+    {
+      name: 'sdk-testing-kit-apart',
+      severity: 'error',
+      comment:
+        'Nothing outside the testing kit imports it, so no entry but /testing carries msw or the fakes.',
+      from: { path: SDK, pathNot: `${layer('testing/')}|\\.test\\.ts$` },
+      to: { path: layer('testing/') },
     },
     {
       name: 'sdk-node-only-behind-its-entry',

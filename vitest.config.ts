@@ -40,7 +40,8 @@ export default defineConfig({
       {
         // Real Chromium (Debian's package) driven by playwright-core, one browser shared by every
         // file: launched by the global setup only when browser tests are queued. Without a
-        // browser they skip, saying so; REQUIRE_BROWSER=1 (.ci/run) makes that a failure.
+        // browser they skip, saying so; REQUIRE_TOOLS=1 (.ci/run) makes that a failure, as it does
+        // for tinyproxy and curl (test/helpers/system-tools.ts).
         extends: true,
         test: {
           name: 'browser',

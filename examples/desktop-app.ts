@@ -23,7 +23,7 @@
  * Needs:
  *   - A mock server with the standby active and the admin API on (the example breaks and repairs
  *     main through the admin fault API), in another terminal:
- *       npm run mock-server -- --state active --admin --api-key dev-key
+ *       npm run -s mock-server -- --state active --admin --api-key dev-key
  *     Nothing else: no prior step, no API key. It changes nothing on the mock but the fault it
  *     sets and clears, and the leases it takes and releases.
  *   - Run from the repo root after `npm install`: `npx tsx examples/desktop-app.ts`.
@@ -345,7 +345,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
       console.error(error);
       if ((error as { cause?: { code?: unknown } }).cause?.code === 'ECONNREFUSED') {
         console.error(
-          'Is the mock running? npm run mock-server -- --state active --admin --api-key dev-key',
+          'Is the mock running? npm run -s mock-server -- --state active --admin --api-key dev-key',
         );
       }
       process.exitCode = 1;

@@ -1,5 +1,5 @@
 // Runs the runnable examples to completion against an in-process mock server (what
-// `npm run mock-server -- --state active --admin --api-key ...` starts), passing its URLs to each
+// `npm run -s mock-server -- --state active --admin --api-key ...` starts), passing its URLs to each
 // example's `main()`, and checks what they observed. The QA drill example is a test file itself.
 
 import { generateKeyPairSync, randomUUID } from 'node:crypto';

@@ -11,7 +11,7 @@
  *
  * Needs:
  *   - The mock server, in another terminal (the walkthrough's, started with --data-dir, will do):
- *       npm run mock-server -- --state active --admin --api-key dev-key --data-dir .walkthrough/data
+ *       npm run -s mock-server -- --state active --admin --api-key dev-key --data-dir .walkthrough/data
  *   - The two embedded roots in .walkthrough/roots/ (or ROOTS_DIR), written against THAT server
  *     by the two embed-root commands in the header of examples/quick-start.ts.
  *
@@ -291,7 +291,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
       }
       if (isLicensingError(error) && error.code === 'SERVICE_UNAVAILABLE') {
         console.error(
-          'Is the mock running? npm run mock-server -- --state active --admin --api-key dev-key --data-dir .walkthrough/data',
+          'Is the mock running? npm run -s mock-server -- --state active --admin --api-key dev-key --data-dir .walkthrough/data',
         );
       }
       process.exitCode = 1;

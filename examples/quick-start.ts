@@ -12,14 +12,17 @@
  *
  * Needs:
  *   - The mock server, in another terminal, started once and left running:
- *       npm run mock-server -- --state active --admin --api-key dev-key --data-dir .walkthrough/data
+ *       npm run -s mock-server -- --state active --admin --api-key dev-key --data-dir .walkthrough/data
  *     (--admin for the fault API and the QA console; --data-dir keeps the signing keys across a
- *     restart of the mock, so the roots of step 1 stay valid.)
- *   - The two embedded roots in .walkthrough/roots/ (step 1), written against THAT server.
+ *     restart of the mock, so the roots embedded in step 1 below (the README walkthrough's
+ *     step 3) stay valid.)
+ *   - The two embedded roots in .walkthrough/roots/ (step 1 below; the README's step 3), written
+ *     against THAT server.
  *
  * Steps:
- *   1. Embed the roots (once, at build time; .walkthrough/ is git-ignored). The standby's current
- *      key is read with an ID token from the mock's issuer; main's root from its JWK set:
+ *   1. Embed the roots (the README walkthrough's step 3: once, at build time; .walkthrough/ is
+ *      git-ignored). The standby's current key is read with an ID token from the mock's issuer;
+ *      main's root from its JWK set:
  *        TOKEN=$(curl -s -X POST http://127.0.0.1:8787/idp/token -H 'Content-Type: application/json' \
  *          -d '{"sub":"dev"}' | node -pe 'JSON.parse(require("fs").readFileSync(0)).id_token')
  *        npm run -s standby-licensing -- embed-root --standby-url http://127.0.0.1:8787/standby \
@@ -207,7 +210,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
       }
       if (isLicensingError(err) && err.code === 'SERVICE_UNAVAILABLE') {
         console.error(
-          'Is the mock running? npm run mock-server -- --state active --admin --api-key dev-key --data-dir .walkthrough/data',
+          'Is the mock running? npm run -s mock-server -- --state active --admin --api-key dev-key --data-dir .walkthrough/data',
         );
       }
       process.exitCode = 1;

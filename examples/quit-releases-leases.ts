@@ -18,7 +18,7 @@
  *
  * Needs:
  *   - The mock server with the admin API (the request log): in another terminal,
- *       npm run mock-server -- --state active --admin --api-key dev-key --data-dir .walkthrough/data
+ *       npm run -s mock-server -- --state active --admin --api-key dev-key --data-dir .walkthrough/data
  *   - The two embedded roots in .walkthrough/roots/ (or ROOTS_DIR), written against that server
  *     by the embed-root commands in the header of examples/quick-start.ts.
  *   - Run from the repo root: `npx tsx examples/quit-releases-leases.ts [--finish] [--no-release]`.

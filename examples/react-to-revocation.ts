@@ -25,7 +25,7 @@
  *
  * Needs:
  *   - A mock server with the admin API on and a catalogue that does NOT list the item (`Pro`):
- *       npm run mock-server -- --state active --admin --items ItemA,ItemB
+ *       npm run -s mock-server -- --state active --admin --items ItemA,ItemB
  *     Without --items the mock main grants every item from its catalogue, license or not, so after
  *     the revocation it grants the item again: the app checks this first and stops, saying so.
  *     (The walkthrough's mock, started with --data-dir and the same flags plus --items, does.)
@@ -231,7 +231,7 @@ async function requireItemOutsideCatalogue(
     for (const lease of leases) await probe.release(lease);
     if (leases.length > 0) {
       throw new Error(
-        `main grants ${item} to a user without a license: its catalogue lists ${item}, so it would grant it again after the revocation. Start the mock with a catalogue that does not list ${item}: npm run mock-server -- --state active --admin --items ItemA,ItemB (without --items the mock main grants every item).`,
+        `main grants ${item} to a user without a license: its catalogue lists ${item}, so it would grant it again after the revocation. Start the mock with a catalogue that does not list ${item}: npm run -s mock-server -- --state active --admin --items ItemA,ItemB (without --items the mock main grants every item).`,
       );
     }
   } finally {

@@ -23,7 +23,7 @@
  *       openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 \
  *         -out .walkthrough/keys/writer.key.pem
  *       openssl pkey -in .walkthrough/keys/writer.key.pem -pubout -out .walkthrough/keys/writer.pub.pem
- *       npm run mock-server -- --event-writer-key .walkthrough/keys/writer.pub.pem
+ *       npm run -s mock-server -- --event-writer-key .walkthrough/keys/writer.pub.pem
  *       EVENT_WRITER_KEY_FILE=.walkthrough/keys/writer.key.pem npx tsx examples/write-signed-event.ts
  *     A key the server does not trust is then refused: 401 `invalid_signature`, which the SDK
  *     raises as a LicensingError with code UNAUTHORIZED.

@@ -8,10 +8,31 @@ import { defineConfig, type Options } from 'tsup';
  */
 const ESM_ONLY_DEPENDENCIES = [/^jose(\/|$)/];
 
+/**
+ * Where the schema compiler packages are bundled in one file (the `compiler-packages` build
+ * below), from dist/, the folder of every output that loads them
+ * (src/http/load-compiler-package.ts).
+ */
+const COMPILER_PACKAGES_MODULE = './compiler-packages.cjs';
+
+/** Packages the bins leave to node_modules: each loads with its first use, after the start. */
+const LOADED_ON_FIRST_USE = [
+  // Schema compilers: through dist/compiler-packages.cjs (above).
+  'ajv',
+  '@fastify/ajv-compiler',
+  '@fastify/fast-json-stringify-compiler',
+  // The first token verified, the first certificate made, the first lease signed.
+  'jose',
+  '@peculiar/x509',
+  'reflect-metadata',
+  'piscina',
+];
+
 const shared: Options = {
   entry: { index: 'src/index.ts' },
   sourcemap: true,
   target: 'node20',
+  define: { __COMPILER_PACKAGES_MODULE__: JSON.stringify(COMPILER_PACKAGES_MODULE) },
 };
 
 /**
@@ -32,12 +53,32 @@ export default defineConfig([
   { ...shared, format: ['cjs'], noExternal: ESM_ONLY_DEPENDENCIES, shims: true },
   {
     // The two bins: the server and the conformance kit (which starts a server when given no
-    // target, so it carries one too).
+    // target, so it carries one too). They carry what they load at start (Fastify, its plugins
+    // and their dependencies: about 150 CommonJS files) bundled: Node then resolves, reads and
+    // compiles a few files instead, a third of the CPU to the first answer (bench row 7,
+    // docs/decisions/0035-bundled-mock-bins.md). The bundled CommonJS code needs `require` for
+    // Node's built-in modules: the banner makes one.
+    ...shared,
     entry: { cli: 'src/cli.ts', conformance: 'src/conformance/cli.ts' },
     format: ['esm'],
-    sourcemap: true,
+    // Every package but Node's own and those loaded on first use.
+    noExternal: [new RegExp(`^(?!node:|(${LOADED_ON_FIRST_USE.join('|')})(/|$))`)],
+    removeNodeProtocol: false,
+    banner: {
+      js: [
+        '#!/usr/bin/env node',
+        "import { createRequire as __bundleCreateRequire } from 'node:module';",
+        'const require = __bundleCreateRequire(import.meta.url);',
+      ].join('\n'),
+    },
+  },
+  {
+    // Ajv and Fastify's two schema compilers in one CommonJS file (src/http/compiler-packages.cjs).
+    entry: { 'compiler-packages': 'src/http/compiler-packages.cjs' },
+    format: ['cjs'],
     target: 'node20',
-    banner: { js: '#!/usr/bin/env node' },
+    noExternal: [/./],
+    outExtension: () => ({ js: '.cjs' }),
   },
   {
     // Loaded by path in each signing worker thread (src/crypto/signing-pool.ts).

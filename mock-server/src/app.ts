@@ -3,11 +3,12 @@ import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import { installFaults } from './admin/fault-hook.js';
 import { createFaultRegistry, type FaultRegistry } from './admin/fault-registry.js';
 import { adminService } from './admin/index.js';
+import { createMetrics, type MockMetrics } from './admin/metrics.js';
 import { RequestLog } from './admin/request-log.js';
 import { createRequestLogHook, recordUnanswered } from './admin/request-log-hook.js';
 import { contextPlugin } from './context.js';
 import { apiErrorSchema, createFrameworkErrorHandler, installErrorHandling } from './errors.js';
-import { eventsService } from './events/index.js';
+import { eventsService, getEventsInternals } from './events/index.js';
 import { type CorsPolicy, corsPlugin, createCorsPolicy } from './http/cors.js';
 import { addDepthCheckedJsonParser } from './http/json-body-parser.js';
 import {
@@ -157,17 +158,19 @@ async function registerEverything(
   await app.register(mainLicensingPlugin);
 
   // Faults and the request log exist only with admin on; without it no hook at all.
-  let admin: { faults: FaultRegistry; requestLog: RequestLog } | undefined;
+  let admin: { faults: FaultRegistry; requestLog: RequestLog; metrics: MockMetrics } | undefined;
   if (config.admin) {
     const requestLog = new RequestLog();
+    // prom-client loads on the first request counted, never on the start path.
+    const metrics = createMetrics();
     // Answers are logged by the hook; requests a fault leaves unanswered, by the fault hook.
     const faults = createFaultRegistry({
       prefixes: SERVICE_PREFIXES,
       onUnanswered: (request, reply, outcome) =>
-        recordUnanswered(requestLog, request, reply, outcome),
+        recordUnanswered(requestLog, request, reply, outcome, metrics),
     });
-    admin = { faults, requestLog };
-    app.addHook('onResponse', createRequestLogHook(requestLog));
+    admin = { faults, requestLog, metrics };
+    app.addHook('onResponse', createRequestLogHook(requestLog, metrics));
     // Before the services: it learns their routes and answers before any of their hooks.
     installFaults(app, faults);
   }
@@ -176,7 +179,13 @@ async function registerEverything(
   await app.register(mainService, { prefix: SERVICE_PREFIXES.main });
   await app.register(idpService, { prefix: SERVICE_PREFIXES.idp });
   await app.register(eventsService, { prefix: SERVICE_PREFIXES.events });
-  if (admin) await app.register(adminService, { prefix: '/admin', ...admin });
+  if (admin) {
+    await app.register(adminService, {
+      prefix: '/admin',
+      ...admin,
+      parkedLongPolls: () => getEventsInternals(app)?.waiters.size ?? 0,
+    });
+  }
 
   // Built once, on the first request.
   let openapi: Record<string, unknown> | undefined;

@@ -56,6 +56,8 @@ Limits:
   --max-clock-offset-ms <n>   largest admin clock offset either way (default ten years)
   --max-licenses <n>          licenses the mock main holds, and changes waiting in its
                               outbox (default 10000)
+  --max-standby-outbox <n>    standby answers whose events may wait in its outbox
+                              (default 100000)
 
 Every option, the admin API and the limits in depth:
 https://github.com/standby-licensing/standby-licensing/blob/main/docs/mock-server.md
@@ -72,6 +74,7 @@ const LIMIT_OPTIONS: ReadonlyArray<readonly [string, keyof MockServerLimits]> = 
   ['keep-alive-timeout-ms', 'keepAliveTimeoutMs'],
   ['max-clock-offset-ms', 'maxClockOffsetMs'],
   ['max-licenses', 'maxLicenses'],
+  ['max-standby-outbox', 'maxStandbyOutbox'],
 ];
 
 function readKeys(files: string[] | undefined): string[] | undefined {

@@ -51,6 +51,12 @@ export interface MockServerLimits {
    * `outbox_full`). Default 10 000. CLI `--max-licenses`.
    */
   maxLicenses: number;
+  /**
+   * Standby answers whose events may wait in its outbox for the event service (held with
+   * `PUT /admin/standby/outbox`, or the event log failing); one more is refused with 503
+   * `outbox_full` and nothing granted. Default 100 000. CLI `--max-standby-outbox`.
+   */
+  maxStandbyOutbox: number;
 }
 
 /** Ten years of 365.25 days, in milliseconds. */
@@ -66,6 +72,7 @@ export const DEFAULT_LIMITS: Readonly<Omit<MockServerLimits, 'headersTimeoutMs'>
   keepAliveTimeoutMs: 72_000,
   maxClockOffsetMs: TEN_YEARS_MS,
   maxLicenses: 10_000,
+  maxStandbyOutbox: 100_000,
 };
 
 /** Smallest and largest accepted value of each limit. */
@@ -79,6 +86,7 @@ const RANGES: Record<keyof MockServerLimits, readonly [number, number]> = {
   keepAliveTimeoutMs: [100, 3_600_000],
   maxClockOffsetMs: [0, 100 * TEN_YEARS_MS],
   maxLicenses: [1, 1_000_000],
+  maxStandbyOutbox: [1, 10_000_000],
 };
 
 /**

@@ -8,6 +8,11 @@ export interface FailoverEvent {
   from: 'main';
   to: 'standby';
   strategy: 'A' | 'B';
+  /**
+   * Why main was left: how its last attempt failed (`connection-refused`, `server-error`,
+   * `timeout`...), or `circuit-open` when Strategy A's breaker skipped main.
+   */
+  reason: FailureReason | 'circuit-open';
   /** The main-service error that triggered the switch. */
   cause: unknown;
 }
@@ -92,6 +97,17 @@ export interface CircuitOpenEvent {
 /** Payload of the `circuitClose` event (Strategy A): a trial call reached main again. */
 export type CircuitCloseEvent = Record<string, never>;
 
+/**
+ * Payload of the `keysFetched` event: a service's JWK set was fetched (a token named a key the
+ * client did not hold, or the first lease of that service). Each key is chain-checked when a token
+ * first needs it.
+ */
+export interface KeysFetchedEvent {
+  service: LicensingService;
+  /** The `kid` of every key in the set, in its order. */
+  keyIds: string[];
+}
+
 /** Every event of a licensing client, by name. */
 export interface LicensingEventMap {
   failover: FailoverEvent;
@@ -103,6 +119,7 @@ export interface LicensingEventMap {
   rootExpiring: RootExpiringEvent;
   circuitOpen: CircuitOpenEvent;
   circuitClose: CircuitCloseEvent;
+  keysFetched: KeysFetchedEvent;
 }
 
 /** A listener of event `K`. */
@@ -131,10 +148,13 @@ export interface LicensingEventHub extends LicensingEvents {
 /**
  * Creates the client's event hub. Listener errors are caught and passed to `logger.warn`, so a
  * faulty listener never breaks a licensing call or the lease keeper.
+ *
+ * @param tap Sees every event before the listeners (the client's telemetry); it must not throw.
  */
 export function createEventHub(
   hooks: LicensingEventHooks,
   logger?: LicensingLogger,
+  tap?: (name: keyof LicensingEventMap, event: unknown) => void,
 ): LicensingEventHub {
   const listeners = new Map<string, Set<(event: never) => void>>();
   const on = <K extends keyof LicensingEventMap>(name: K, listener: LicensingEventListener<K>) => {
@@ -154,6 +174,7 @@ export function createEventHub(
   return {
     on,
     emit(name, event) {
+      tap?.(name, event);
       for (const listener of listeners.get(name) ?? []) {
         try {
           (listener as (event: unknown) => void)(event);

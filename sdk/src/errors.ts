@@ -48,7 +48,10 @@ export class LicensingError extends Error {
    * attempt failed at a proxy (unreachable, or refusing with 407 or 403), `tls` when every
    * attempt failed the TLS check (a certificate not trusted, expired or for another host): the
    * network, not the licensing service, is in the way, and the message says what to check.
-   * Inside a `cause`, `circuit-open` marks main as not tried (its circuit breaker is open).
+   * Inside a `cause`, `circuit-open` marks main as not tried (its circuit breaker is open). For
+   * `INVALID_ARGUMENT`: `network-setup` when a request needed the SDK's network module (a proxy
+   * or `tls.ca`) and it could not be loaded (an app bundled into one file, undici missing): the
+   * app's packaging, not an outage, so there was no failover.
    */
   readonly reason: string | undefined;
 

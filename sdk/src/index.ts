@@ -67,6 +67,7 @@ export type {
   FailbackReason,
   FailoverEvent,
   IdTokenGraceEvent,
+  KeysFetchedEvent,
   LeaseRenewedEvent,
   LicensingEventHooks,
   LicensingEventListener,
@@ -134,6 +135,10 @@ export {
   type LicenseProvisionedEvent,
   type LicenseRevokedEvent,
   type OrganizationInvitationDeclinedEvent,
+  type StandbyLeaseEventData,
+  type StandbyLeaseGrantedEvent,
+  type StandbyLeaseReleasedEvent,
+  type StandbyLeaseRenewedEvent,
   type UserAddedToOrganizationGroupEvent,
   type UserAddedToOrganizationRoleEvent,
   type UserMfaActivatedEvent,
@@ -148,6 +153,14 @@ export type { FollowOptions, FollowRetryInfo } from './events/follow-feed.js';
 export type { PutAllOptions, PutAllResult } from './events/put-all.js';
 export type { NewEvent, PutOptions } from './events/put-events.js';
 export type { FeedPage, ReadOptions } from './events/read-feed.js';
+export {
+  STANDBY_EVENT_SOURCE,
+  type StandbyLeaseEventType,
+  type StandbyUsageEvent,
+  type StandbyUsageOptions,
+  type StandbyUsageRow,
+  summarizeStandbyUsage,
+} from './events/summarize-standby-usage.js';
 export {
   compareTimestamps,
   type EventTimestamp,

@@ -12,9 +12,12 @@ export type ServiceName = LicensingService | 'events';
  * unreachable, refused the request (407: it wants credentials; 403: it does not allow the
  * destination) or its setting is unusable. `tls`: the service's certificate is not trusted, has
  * expired or is for another host, or the TLS handshake failed. Both count as the service being
- * unreachable (failover applies).
+ * unreachable (failover applies). `setup`: the SDK could not make the request on this runtime as
+ * the client is set up (its network module for proxies and `tls.ca` could not be loaded): no
+ * outage, no failover.
  */
 export type FailureReason =
+  | 'setup'
   | 'proxy'
   | 'tls'
   | 'dns'
@@ -164,6 +167,11 @@ export interface SavedLicensingState {
   keys: Record<LicensingService, Array<Record<string, unknown>>>;
   timeMark: number;
   offsetMs: number;
+  /**
+   * The lease time already charged to offline starts, in ms: each `restore()` that returns leases
+   * counts as a minute of use, so restarts cannot run a lease for ever. Absent: `timeMark`.
+   */
+  usedUntil?: number;
 }
 
 /**

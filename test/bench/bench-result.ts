@@ -37,7 +37,7 @@ export interface RowContext {
 export interface BenchRow {
   /** Name used by `--only`, e.g. `leases`. */
   name: string;
-  /** Row number in the issue (1-7). */
+  /** Row number (1-9, docs/benchmarks.md). */
   id: number;
   title: string;
   run(context: RowContext): Promise<BenchLine[]>;

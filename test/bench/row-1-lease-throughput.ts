@@ -20,8 +20,11 @@ import {
 import { mintToken } from './mock-api.js';
 import { type WrkResult, wrk } from './wrk.js';
 
-/** Target of row 1: leases per second at least this share of (cores × raw signatures/s). */
-export const LEASE_THROUGHPUT_TARGET = 0.6;
+/**
+ * Target of row 1: leases per second at least this share of (cores × raw signatures/s), on a
+ * quiet host (issue 31; 0.6 before).
+ */
+export const LEASE_THROUGHPUT_TARGET = 0.75;
 
 function ratioField(ours: number, reference: number): { ratio?: number } {
   const ratio = ratioOf(ours, reference);

@@ -11,8 +11,11 @@ import { startChildServer } from './child-server.js';
 import { measureRawVerify, publicKeyFromJwk } from './crypto-reference.js';
 import { createSigningKey, mintToken } from './mock-api.js';
 
-/** Target of row 2: verifications per second at least this share of raw RSA verifies. */
-export const LEASE_VERIFY_TARGET = 0.8;
+/**
+ * Target of row 2: verifications per second at least this share of raw RSA verifies (issue 31;
+ * 0.8 before).
+ */
+export const LEASE_VERIFY_TARGET = 0.9;
 
 function ratioField(ours: number, reference: number): { ratio?: number } {
   const ratio = ratioOf(ours, reference);

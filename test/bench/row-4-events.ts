@@ -130,9 +130,20 @@ export const eventsRow: BenchRow = {
       };
       await measureAsync(rawPost, 200);
       log('row 4: writes, SDK putAll against raw fetch of pre-signed batches, alternating slices');
+      // The server's CPU per arm too: on a busy host the wall ratio moves with the machine, the
+      // CPU per batch of client and server does not (as much).
+      const serverCpuMs = { raw: 0, sdk: 0 };
+      const withServerCpu =
+        (arm: keyof typeof serverCpuMs, slice: (ms: number) => Promise<Measured>) =>
+        async (ms: number) => {
+          const before = server.cpuMs();
+          const measured = await slice(ms);
+          serverCpuMs[arm] += server.cpuMs() - before;
+          return measured;
+        };
       const alternated = await measureAlternating(
-        (ms) => measureAsync(rawPost, ms, { warmupMs: 0 }),
-        (ms) => measurePutAll(timed, client, ms),
+        withServerCpu('raw', (ms) => measureAsync(rawPost, ms, { warmupMs: 0 })),
+        withServerCpu('sdk', (ms) => measurePutAll(timed, client, ms)),
         { rounds: quick ? 2 : 10, sliceMs: durationMs / (quick ? 2 : 5) },
       );
       const rawWrites = alternated.a;
@@ -163,6 +174,11 @@ export const eventsRow: BenchRow = {
           serialPutRatio: Number(
             ((perWallSecond(sdkSerialWrites) * BATCH_SIZE) / reference).toFixed(3),
           ),
+          // CPU per batch (ms): the harness is the client; the server's from /proc.
+          clientCpuPerBatch: Number((sdkWrites.cpuMs / sdkWrites.ops).toFixed(3)),
+          rawClientCpuPerBatch: Number((rawWrites.cpuMs / rawWrites.ops).toFixed(3)),
+          serverCpuPerBatch: Number((serverCpuMs.sdk / sdkWrites.ops).toFixed(3)),
+          rawServerCpuPerBatch: Number((serverCpuMs.raw / rawWrites.ops).toFixed(3)),
         },
       });
 

@@ -6,7 +6,10 @@ import { build, type Metafile, type OutputFile } from 'esbuild';
 import { builtInputs } from '../helpers/built-inputs.js';
 import type { BenchLine, BenchRow } from './bench-result.js';
 
-/** Budget of row 6: what an events-only browser app loads at start, gzipped, in kB. */
+/**
+ * Budget of row 6: an events-only browser app, gzipped, in kB: what it loads at start when its
+ * bundler splits code, and the whole of it bundled as one file (signing inlined).
+ */
 export const EVENTS_BUDGET_KB = 15;
 /** Budget of row 6: a licensing-client browser bundle, gzipped, in kB. */
 export const LICENSING_BUDGET_KB = 75;
@@ -121,9 +124,9 @@ const importing = (names: string) =>
  * Row 6: browser bundle sizes of the BUILT SDK (`sdk/dist`, run `npm run build` first), as an app
  * bundler makes them: esbuild, `platform: 'browser'`, ESM, minified, gzip level 9, 1 kB = 1000
  * bytes. Events-only (`createEventClient`) with code splitting: what loads at start (entry and
- * its static chunks) against the budget, the lazy signing chunk beside it. Licensing client
- * (`createLicensingClient`) as one file against its budget. The full run adds the events bundle
- * without splitting (jose's signing inlined) and the whole main entry.
+ * its static chunks) against the budget, the lazy signing chunk beside it; and bundled as one
+ * file (signing inlined) against the same budget. Licensing client (`createLicensingClient`) as
+ * one file against its budget. The full run adds the whole main entry.
  */
 export const bundlesRow: BenchRow = {
   name: 'bundles',
@@ -156,17 +159,17 @@ export const bundlesRow: BenchRow = {
       unit: 'kB',
       details: { 'raw kB': kB(events.lazy.raw) },
     });
-    if (!quick) {
-      log('bundling createEventClient (one file)');
-      const single = await measureBundle(importing('createEventClient'), false);
-      lines.push({
-        row: '6 events 1 file',
-        metric: 'events-only app bundled without splitting (signing inlined), gzip',
-        ours: kB(single.initial.gzip),
-        unit: 'kB',
-        details: { 'raw kB': kB(single.initial.raw) },
-      });
-    }
+    log('bundling createEventClient (one file)');
+    const single = await measureBundle(importing('createEventClient'), false);
+    lines.push({
+      row: '6 events 1 file',
+      metric: 'events-only app bundled without splitting (signing inlined), gzip',
+      ours: kB(single.initial.gzip),
+      unit: 'kB',
+      target: `<= ${EVENTS_BUDGET_KB} kB`,
+      met: kB(single.initial.gzip) <= EVENTS_BUDGET_KB,
+      details: { 'raw kB': kB(single.initial.raw), ...(quick ? {} : topPackages(single, 6)) },
+    });
     log('bundling createLicensingClient (one file)');
     const licensing = await measureBundle(importing('createLicensingClient'), false);
     lines.push({

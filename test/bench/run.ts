@@ -13,6 +13,8 @@ import { eventsRow } from './row-4-events.js';
 import { longPollMemoryRow } from './row-5-long-poll-memory.js';
 import { bundlesRow } from './row-6-bundles.js';
 import { coldStartRow } from './row-7-cold-start.js';
+import { timeToLicensedRow } from './row-8-time-to-licensed.js';
+import { usageSummaryRow } from './row-9-usage-summary.js';
 
 const ROWS: BenchRow[] = [
   leaseThroughputRow,
@@ -22,6 +24,8 @@ const ROWS: BenchRow[] = [
   longPollMemoryRow,
   bundlesRow,
   coldStartRow,
+  timeToLicensedRow,
+  usageSummaryRow,
 ];
 
 function selectRows(only: readonly string[]): BenchRow[] {

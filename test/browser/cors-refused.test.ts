@@ -137,7 +137,7 @@ describe.skipIf(chromiumEndpoint() === null)('a page from an origin the services
     expect(result).toMatchObject({ ok: true, value: { leases: [{ servedBy: 'standby' }] } });
     expect(
       (await page.evaluate(() => window.licensingApp.events())).map(
-        (e) => `${e.name}:${e.reason ?? e.strategy}`,
+        (e) => `${e.name}:${e.strategy ?? e.reason}`,
       ),
     ).toEqual(['attemptFailed:network', 'attemptFailed:network', 'failover:B']);
     expect(await page.evaluate(() => window.licensingApp.activeService())).toBe('standby');

@@ -185,7 +185,7 @@ describe.skipIf(chromiumEndpoint() === null)('licensing client in Chromium, cros
         reason: 'server-error',
         errorCode: 'SERVICE_UNAVAILABLE',
       },
-      { name: 'failover', strategy: 'A' },
+      { name: 'failover', strategy: 'A', reason: 'server-error' },
     ]);
     // The standby's lease verifies in the page against the standby's embedded root.
     const token = result.ok ? result.value.leases[0]!.token : '';
@@ -219,7 +219,7 @@ describe.skipIf(chromiumEndpoint() === null)('licensing client in Chromium, cros
         reason: 'network',
         errorCode: 'SERVICE_UNAVAILABLE',
       },
-      { name: 'failover', strategy: 'B' },
+      { name: 'failover', strategy: 'B', reason: 'network' },
     ]);
     expect(await page.evaluate(() => window.licensingApp.activeService())).toBe('standby');
 
@@ -245,7 +245,7 @@ describe.skipIf(chromiumEndpoint() === null)('licensing client in Chromium, cros
     expect((await events()).map((e) => `${e.name}:${e.reason ?? ''}`)).toEqual([
       'attemptFailed:network',
       'attemptFailed:network',
-      'failover:',
+      'failover:network',
     ]);
   });
 

@@ -186,6 +186,60 @@ describe.skipIf(chromiumEndpoint() === null)('QA console outage drill in Chromiu
     await page.screenshot({ path: shot, fullPage: true });
   });
 
+  it('shows what the standby granted: the app’s leases, grants in the ID-token grace, the outbox, a window', async () => {
+    const usage = page.locator('#usage-rows tr', { hasText: APP_USER });
+    const cell = (i: number) => usage.locator('td').nth(i).textContent();
+    await expect.poll(() => cell(1), { timeout: STEP_TIMEOUT_MS }).toBe('ItemA');
+    await expect.poll(async () => Number(await cell(2))).toBeGreaterThan(0);
+    expect(await cell(8)).toBe('1');
+    expect(await cell(9)).toBe('0');
+    // The page shows what the server summarises (the app keeps leasing: the page catches up).
+    const served = async () =>
+      (
+        await json<{ rows: Array<{ consumer: string; granted: number }> }>(
+          await fetch(`${adminUrl}/standby/usage`),
+        )
+      ).rows.find((r) => r.consumer === APP_USER)!.granted;
+    await expect
+      .poll(async () => Number(await cell(2)) <= (await served()), { timeout: STEP_TIMEOUT_MS })
+      .toBe(true);
+    // The journal says what each licensing request was.
+    await appRow('lease from standby').waitFor({ timeout: STEP_TIMEOUT_MS });
+    expect(await appRow('lease from standby').locator('td').nth(2).textContent()).toBe(
+      'GET /authz/.jwt · consume',
+    );
+
+    // Eight hours on, the app's one-hour ID token is past its exp: the standby still grants it
+    // (the 24 h grace), and the panel counts those grants apart.
+    await click('+8 h (a lease)');
+    await expect
+      .poll(async () => Number(await cell(9)), { timeout: STEP_TIMEOUT_MS })
+      .toBeGreaterThan(0);
+    await click('Reset offset');
+
+    // Held deliveries: the events wait in the standby's outbox, and the panel says so.
+    await click("Hold the standby's event deliveries");
+    await expect
+      .poll(() => page.locator('#standby-outbox').textContent(), { timeout: STEP_TIMEOUT_MS })
+      .toMatch(/^[1-9]\d* events? waiting — deliveries HELD$/);
+    await expect
+      .poll(() => page.locator('#usage-state').textContent())
+      .toContain("more still in the standby's outbox (not counted yet)");
+    await click("Let the standby's event deliveries go");
+    await expect
+      .poll(() => page.locator('#standby-outbox').textContent(), { timeout: STEP_TIMEOUT_MS })
+      .toMatch(/delivering$/);
+
+    // A window in the future holds nothing; "Show everything" brings the rows back.
+    await page.getByLabel('From (received at or after)').fill('2099-01-01T00:00:00');
+    await click('Show window');
+    await expect
+      .poll(() => page.locator('#usage-rows').textContent(), { timeout: STEP_TIMEOUT_MS })
+      .toContain('no lease from the standby in this window');
+    await click('Show everything');
+    await expect.poll(() => cell(1), { timeout: STEP_TIMEOUT_MS }).toBe('ItemA');
+  });
+
   it('jumps the clock past the ID-token grace: the standby refuses the app (401)', async () => {
     await clearLog();
     await click(/Clock \+26 h/);

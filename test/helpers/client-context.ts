@@ -5,6 +5,7 @@
 import { vi } from 'vitest';
 import type { ClientContext } from '../../sdk/src/client/client-context.js';
 import { createClientKeys } from '../../sdk/src/client/client-keys.js';
+import { createEventHub } from '../../sdk/src/client-hooks.js';
 import { createLeaseState } from '../../sdk/src/lease/lease-state.js';
 import { createMemoryLeaseStore } from '../../sdk/src/lease/memory-lease-store.js';
 import { createTrustedClock } from '../../sdk/src/lease/trusted-clock.js';
@@ -57,6 +58,7 @@ export function trustContext(options: TrustContextOptions) {
     standbyUrl: 'http://standby.test',
     cooldownMs: options.cooldownMs ?? 30_000,
     attemptTimeoutMs: 5_000,
+    events: createEventHub({}),
   });
   const store = options.store ?? createMemoryLeaseStore();
   const state = createLeaseState({ store, clock, keys, toleranceMs, logger: undefined });

@@ -104,7 +104,6 @@ describe('client.preflight()', () => {
       'a path where nothing is (404)',
       () => `${new URL(mock.server.info.standbyUrl).origin}/stanby`,
     ],
-    ['the main service (no /enabled: 404)', () => mock.server.info.mainUrl],
     ['a web page answering 200 with HTML', () => htmlUrl],
   ])(
     'standbyUrl pointing at %s fails the standby check and says to check standbyUrl',
@@ -119,6 +118,13 @@ describe('client.preflight()', () => {
       await client.close();
     },
   );
+
+  it('standbyUrl equal to mainUrl is refused before any check (INVALID_ARGUMENT)', () => {
+    const { mainUrl } = mock.server.info;
+    expect(() => clientFor(mock, { standbyUrl: `${mainUrl}/` })).toThrow(
+      expect.objectContaining({ code: 'INVALID_ARGUMENT', option: 'standbyUrl' }),
+    );
+  });
 
   it('a standby root never embedded: names the service, the embedded roots and how to embed it', async () => {
     const { client } = clientFor(mock, {

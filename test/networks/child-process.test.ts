@@ -18,11 +18,14 @@ import {
   type TestMock,
   type TlsOnlyServer,
 } from '../helpers/networks/tls-mock.js';
+import { skipWithout, TINYPROXY } from '../helpers/system-tools.js';
 
 const APP = 'test/networks/fixtures/proxied-app.ts';
 const SOURCE = 'billing';
 
-describe('an app in a child process behind a proxy', () => {
+const noTinyproxy = skipWithout(TINYPROXY, 'test/networks/child-process.test.ts');
+
+describe.skipIf(noTinyproxy)('an app in a child process behind a proxy', () => {
   let pki: NetworkPki;
   let mock: TestMock;
   let untrusted: TlsOnlyServer;

@@ -21,13 +21,16 @@ import {
   type TestMock,
   type TlsOnlyServer,
 } from '../helpers/networks/tls-mock.js';
+import { skipWithout, TINYPROXY } from '../helpers/system-tools.js';
 
 const DAY_MS = 86_400_000;
 const PROXY_ADVICE =
   /check the proxy settings \(HTTPS_PROXY, HTTP_PROXY, NO_PROXY, or the `proxy` option\)/;
 const TLS_ADVICE = /add its CA certificate with the `tls\.ca` option or NODE_EXTRA_CA_CERTS/;
 
-describe('failures on the way to a service', () => {
+const noTinyproxy = skipWithout(TINYPROXY, 'test/networks/failure-reasons.test.ts');
+
+describe.skipIf(noTinyproxy)('failures on the way to a service', () => {
   let pki: NetworkPki;
   let mock: TestMock;
   let untrusted: TlsOnlyServer;

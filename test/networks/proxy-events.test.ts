@@ -10,8 +10,11 @@ import {
   startTestMock,
   type TestMock,
 } from '../helpers/networks/tls-mock.js';
+import { skipWithout, TINYPROXY } from '../helpers/system-tools.js';
 
-describe('the event client through tinyproxy', () => {
+const noTinyproxy = skipWithout(TINYPROXY, 'test/networks/proxy-events.test.ts');
+
+describe.skipIf(noTinyproxy)('the event client through tinyproxy', () => {
   let pki: NetworkPki;
   let secure: TestMock;
   let plain: TestMock;

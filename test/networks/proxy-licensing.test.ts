@@ -15,12 +15,15 @@ import {
   startTestMock,
   type TestMock,
 } from '../helpers/networks/tls-mock.js';
+import { skipWithout, TINYPROXY } from '../helpers/system-tools.js';
 
 const USER = 'alice';
 // tinyproxy's BasicAuth takes letters, digits and -._ only.
 const PASSWORD = 's3cret-pa.ss_1';
 
-describe('the licensing client through tinyproxy', () => {
+const noTinyproxy = skipWithout(TINYPROXY, 'test/networks/proxy-licensing.test.ts');
+
+describe.skipIf(noTinyproxy)('the licensing client through tinyproxy', () => {
   let pki: NetworkPki;
   let secure: TestMock;
   let plain: TestMock;

@@ -33,10 +33,16 @@ async function main(): Promise<void> {
       const flagged = results.filter((r) => r.violations.some((v) => countsAgainstDocument(r, v)));
       const kinds = new Map<string, number>();
       let limits = 0;
+      const byLimit = new Map<string, number>();
+      const withLimit = new Set<unknown>();
       for (const result of results) {
         for (const v of result.violations) {
-          if (TOOL_LIMITS.some((limit) => limit.matches(v, result.step))) limits++;
-          else if (countsAgainstDocument(result, v)) {
+          const limit = TOOL_LIMITS.find((l) => l.matches(v, result.step));
+          if (limit) {
+            limits++;
+            withLimit.add(result);
+            byLimit.set(limit.why, (byLimit.get(limit.why) ?? 0) + 1);
+          } else if (countsAgainstDocument(result, v)) {
             const kind = `${v.location.slice(0, 2).join('.')}: ${v.message.slice(0, 90)}`;
             kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
           }
@@ -54,7 +60,10 @@ async function main(): Promise<void> {
       console.log('findings by kind:');
       for (const [kind, n] of [...kinds].sort((a, b) => b[1] - a[1]))
         console.log(`  ${n}  ${kind}`);
-      console.log(`tool-limit findings (not counted): ${limits}`);
+      console.log(
+        `tool-limit findings (not counted): ${limits}, on ${withLimit.size} requests; by limit:`,
+      );
+      for (const [why, n] of byLimit) console.log(`  ${n}  ${why.slice(0, 100)}`);
     } finally {
       await proxy.close();
     }

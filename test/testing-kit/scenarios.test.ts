@@ -151,7 +151,9 @@ describe('each drill, on the mock and in msw, as the SDK meets it', () => {
 describe('scenarioHandlers', () => {
   it('refuses an unknown name, and idp-down or events-down without their URL', () => {
     const urls = { mainUrl: 'http://m.test', standbyUrl: 'http://s.test' };
-    expect(() => scenarioHandlers('main-on-fire' as Name, urls)).toThrow(TypeError);
+    expect(() => scenarioHandlers('main-on-fire' as Name, urls)).toThrow(
+      expect.objectContaining({ code: 'INVALID_ARGUMENT' }),
+    );
     expect(() => scenarioHandlers('idp-down', urls)).toThrow(/idpUrl/);
     expect(() => scenarioHandlers('events-down', urls)).toThrow(/eventUrl/);
   });

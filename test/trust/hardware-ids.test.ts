@@ -18,7 +18,11 @@ afterEach(() => vi.unstubAllEnvs());
 afterAll(() => mock.close());
 
 /** What `createLicensingClient` threw for these options, or undefined. */
-function creationError(extra: { hardwareId?: string; hardwareName?: string }): unknown {
+function creationError(extra: {
+  hardwareId?: string;
+  hardwareName?: string;
+  version?: string;
+}): unknown {
   try {
     clientFor(mock, extra).client.close();
     return undefined;
@@ -33,6 +37,7 @@ describe.each(['hardwareId', 'hardwareName'] as const)('%s', (option) => {
     ['a line feed', 'pc-1\nx', 'U+000A'],
     ['a NUL', 'pc\u0000', 'U+0000'],
     ['a DEL', 'pc\u007f', 'U+007F'],
+    ['a lone surrogate', 'pc-\ud800', 'lone UTF-16 surrogate'],
   ])('with %s is INVALID_ARGUMENT naming the option and the character', (_n, value, named) => {
     const error = creationError({ [option]: value });
     expect(isLicensingError(error)).toBe(true);
@@ -78,6 +83,21 @@ describe('STANDBY_LICENSING_HARDWARE_ID', () => {
       trust: { rootCertificates: [mock.standbyRoot] },
       hardwareId,
     });
+    await client.close();
+  });
+});
+
+describe('other text the wire carries', () => {
+  it('a version or an item name with a lone surrogate is INVALID_ARGUMENT, never a URIError', async () => {
+    expect(creationError({ version: 'v1\ud800' } as never)).toMatchObject({
+      code: 'INVALID_ARGUMENT',
+    });
+    const { client } = clientFor(mock);
+    for (const items of [['Item\udc00'], [{ item: 'ItemA', licenseId: 'L\ud800' }]]) {
+      const error = await client.checkout(items as never).catch((e: unknown) => e);
+      expect(isLicensingError(error)).toBe(true);
+      expect(error).toMatchObject({ code: 'INVALID_ARGUMENT' });
+    }
     await client.close();
   });
 });

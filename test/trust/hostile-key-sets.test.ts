@@ -106,6 +106,32 @@ describe('a JWK set of 800 foreign keys beside the genuine one', () => {
   });
 });
 
+describe('a foreign key published under the genuine kid', () => {
+  it.each(['after', 'before'] as const)(
+    '%s the genuine one: the genuine key is still found (each candidate of a kid is checked)',
+    async (where) => {
+      const [foreign] = await foreignKeys(1);
+      network.use(
+        http.get(`${mock.server.info.mainUrl}/.well-known/jwks.json`, async ({ request }) => {
+          const real = (await (await fetchReal(request)).json()) as {
+            keys: Array<{ kid: string }>;
+          };
+          const impostor = { ...foreign, kid: real.keys[0]!.kid };
+          const keys = where === 'after' ? [...real.keys, impostor] : [impostor, ...real.keys];
+          return HttpResponse.json({ keys });
+        }),
+      );
+      const { client } = clientFor(mock, {
+        leaseStore: createFileLeaseStore(storePath()),
+        failover: { mainAttempts: 1 },
+      });
+      const [lease] = (await client.checkout(['ItemA'])).leases;
+      expect(lease?.servedBy).toBe('main');
+      await client.close();
+    },
+  );
+});
+
 describe('a JWK set body over 1 MiB', () => {
   it('is not read whole: main counts as failing, the call fails over, nothing of it is saved', async () => {
     let pulled = 0;

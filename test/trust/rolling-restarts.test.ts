@@ -8,8 +8,10 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createMemoryLeaseStore, type LeaseStore } from '@standby-licensing/sdk';
 import { createFileLeaseStore } from '@standby-licensing/sdk/node';
 import { type AppConfig, startApp } from '@test/helpers/app-process.js';
+import { offline } from '@test/helpers/lying-network.js';
 import {
   clientFor,
   type MockLicensing,
@@ -77,16 +79,84 @@ describe('an app killed and restarted with its clock set back', () => {
     expect(await second.send('has ItemA')).toEqual({ has: false });
     await second.stop('SIGKILL');
 
-    // Run 3: set back only as far as the tolerance allows (30 s before the mark): the lease
-    // restores, but on the mark, not on the clock: it ends at its exp, a minute or so later.
+    // Run 3: set back only as far as the tolerance allows (30 s before the mark): no rollback,
+    // but the restart resumes where the killed app was (plus the minute it could have gone on
+    // unsaved), which is the lease's exp: nothing left to use.
     const third = await startApp({ ...config, clockOffsetMs: mark - 30_000 - Date.now() });
     expect(await third.send('restore')).toEqual({ leases: [lease!.leaseId] });
-    expect(await third.send('has ItemA')).toEqual({ has: true });
-    await third.send(`clock ${exp + 1_000 - Date.now()}`);
     expect(await third.send('has ItemA')).toEqual({ has: false });
     await third.stop('SIGKILL');
 
     // The store still holds the mark the app reached: nothing the restarts did lowered it.
     expect((await readStoreFile(storePath)).timeMark).toBeGreaterThanOrEqual(mark);
   }, 60_000);
+
+  it('runs shorter than a minute, each at the same frozen clock, use up the lease a minute a run', async () => {
+    // A clock pinned at one reading for every start (as libfaketime would): each run restores,
+    // uses the lease and is killed before the minute after which the time mark is saved. A run
+    // is charged that minute up front (usedUntil), so the lease runs out instead of lasting for
+    // ever; 3 minutes of it left give at most 3 runs.
+    const storePath = join(folder, 'frozen.json');
+    const online = clientFor(mock, { leaseStore: createFileLeaseStore(storePath) }).client;
+    const [lease] = (await online.checkout(['ItemA'])).leases;
+    await online.close();
+    const frozenAt = lease!.claims.exp * 1000 - 3 * MINUTE;
+    const config: AppConfig = {
+      mainUrl: mock.server.info.mainUrl,
+      standbyUrl: mock.server.info.standbyUrl,
+      roots: [mock.standbyRoot, { pem: mock.mainRootPem }],
+      idToken: await mintIdToken(mock.server),
+      storePath,
+      clockOffsetMs: 0,
+      offline: true,
+    };
+    const licensedRuns: number[] = [];
+    for (let run = 1; run <= 6; run++) {
+      const app = await startApp({ ...config, clockOffsetMs: frozenAt - Date.now() });
+      await app.send('restore');
+      if ((await app.send('has ItemA')).has === true) licensedRuns.push(run);
+      expect(await app.stop('SIGKILL')).toBe('SIGKILL');
+    }
+    expect(licensedRuns.length).toBeGreaterThanOrEqual(1);
+    expect(licensedRuns.length).toBeLessThanOrEqual(3);
+    expect(licensedRuns).toEqual(licensedRuns.map((_, i) => i + 1));
+  }, 90_000);
+});
+
+describe('quick honest restarts', () => {
+  it('write the store once a minute of use, not on every check, while a restart is charged', async () => {
+    // Three quick restarts each charge the next a minute (usedUntil): the third starts 2+ min
+    // ahead of its clock. The mark it saves is the time it judged on less that charge, so the
+    // saves follow the mark, not the charged time (which is always more than a minute past it).
+    const inner = createMemoryLeaseStore();
+    let saves = 0;
+    const store: LeaseStore = {
+      load: () => inner.load(),
+      save: async (text) => {
+        saves += 1;
+        // A real store's write leaves the event loop (a save loop shows as a count, not a hang).
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        await inner.save(text);
+      },
+      clear: () => inner.clear(),
+    };
+    const online = clientFor(mock, { leaseStore: store }).client;
+    await online.checkout(['ItemA']);
+    await online.close({ release: false });
+    for (let run = 1; run <= 3; run++) {
+      const app = clientFor(mock, { leaseStore: store, fetch: offline }).client;
+      expect((await app.restore()).leases).toHaveLength(1);
+      await app.close({ release: false });
+    }
+    const app = clientFor(mock, { leaseStore: store, fetch: offline }).client;
+    await app.restore();
+    saves = 0;
+    for (let i = 0; i < 20; i++) {
+      expect(app.has('ItemA')).toBe(true);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    await app.close({ release: false });
+    // At most the save a check may start plus the one on close.
+    expect(saves).toBeLessThanOrEqual(2);
+  });
 });

@@ -37,16 +37,18 @@ interface JournalQuery {
   /** A prefix of the path under the service's base. */
   path?: string;
   status?: number;
+  kind?: string;
 }
 
 /** The entries a journal query keeps: every filter given must match. */
 function journalFilter(query: Omit<JournalQuery, 'after'>): (entry: RequestLogEntry) => boolean {
-  const { service, method, path, status } = query;
+  const { service, method, path, status, kind } = query;
   return (entry) =>
     (service === undefined || entry.service === service) &&
     (method === undefined || entry.method === method) &&
     (path === undefined || entry.path.startsWith(path)) &&
-    (status === undefined || entry.status === status);
+    (status === undefined || entry.status === status) &&
+    (kind === undefined || entry.kind === kind);
 }
 
 /** Options of {@link consoleRoutes}. */

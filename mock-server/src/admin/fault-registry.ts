@@ -135,6 +135,8 @@ export interface FaultRegistry {
   take(service: FaultService, route: string | undefined): FaultHit | undefined;
   /** Requests held by `hang` faults or sleeping in `delay` faults right now. */
   readonly held: { hang: number; delay: number };
+  /** Hits since start, by service: never decreasing, whatever faults were cleared (metrics). */
+  readonly hitTotals: Readonly<Record<FaultService, number>>;
   /** Told about each request a fault left without an answer. */
   readonly onUnanswered: UnansweredListener | undefined;
 }
@@ -169,6 +171,10 @@ export function createFaultRegistry(options: FaultRegistryOptions): FaultRegistr
     Set<string>
   >;
   const held = { hang: 0, delay: 0 };
+  const hitTotals = Object.fromEntries(FAULT_SERVICES.map((s) => [s, 0])) as Record<
+    FaultService,
+    number
+  >;
   const keyOf = (service: string, route: string) => `${service} ${route}`;
 
   const check = (spec: FaultSpec): Fault => {
@@ -206,6 +212,7 @@ export function createFaultRegistry(options: FaultRegistryOptions): FaultRegistr
   return {
     prefixes: options.prefixes,
     held,
+    hitTotals,
     onUnanswered: options.onUnanswered,
     set(spec) {
       const fault = check(spec);
@@ -256,6 +263,7 @@ export function createFaultRegistry(options: FaultRegistryOptions): FaultRegistr
         return undefined;
       }
       fault.hits++;
+      hitTotals[fault.service]++;
       const jitter = fault.jitterMs ? uniformInt(random, 0, fault.jitterMs) : 0;
       if (fault.remaining !== undefined && --fault.remaining <= 0) {
         entries.delete(keyOf(fault.service, fault.route));

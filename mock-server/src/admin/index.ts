@@ -12,9 +12,10 @@ import {
   setFaultSchema,
 } from './fault-schemas.js';
 import { mainAdminRoutes } from './main-routes.js';
+import type { MockMetrics } from './metrics.js';
 import type { RequestLog } from './request-log.js';
 import { isScenarioName, SCENARIOS } from './scenarios.js';
-import { getClockSchema, resetSchema, setClockSchema } from './schemas.js';
+import { getClockSchema, metricsSchema, resetSchema, setClockSchema } from './schemas.js';
 import { standbyAdminRoutes } from './standby-routes.js';
 
 /** Options of {@link adminService}. */
@@ -23,13 +24,17 @@ export interface AdminServiceOptions {
   faults: FaultRegistry;
   /** The live request log the console shows (recorded by a root hook). */
   requestLog: RequestLog;
+  /** The metrics `/admin/metrics` shows (counted by the same hook). */
+  metrics: MockMetrics;
+  /** Long polls parked now (the events service's). */
+  parkedLongPolls: () => number;
 }
 
 /**
  * The admin API, mounted at `/admin` only with `config.admin`: fault injection on every service
  * and the named scenarios, reset of every service's state (or one), the clock offset, the mock main's
- * provisioning, the standby's state view and propagation delay, and the QA console with its live
- * request log. Its own reset hook (`admin`) clears faults and the clock offset. Bodies are
+ * provisioning, the standby's state view, propagation delay, outbox and what it granted, the
+ * QA console with its live request log, and the metrics in the Prometheus text format. Its own reset hook (`admin`) clears faults and the clock offset. Bodies are
  * validated strictly. See docs/mock-server.md.
  */
 export async function adminService(
@@ -128,6 +133,29 @@ export async function adminService(
       return clockView();
     },
   );
+
+  const { metrics } = options;
+  // Counted as they are stored, by source: main's and the standby's own, and the rest.
+  const sourceLabel = (source: string) =>
+    source === 'main' || source === 'standby' ? source : 'other';
+  const stopCounting = app.eventStore.onCommit((events) =>
+    metrics.eventsWritten(events.map((event) => sourceLabel(event.source))),
+  );
+  app.addHook('onClose', async () => {
+    stopCounting();
+  });
+  app.get('/metrics', { schema: metricsSchema }, async (_request, reply) => {
+    const { contentType, body } = await metrics.render({
+      faultHits: () => faults.hitTotals,
+      parkedLongPolls: options.parkedLongPolls,
+      outboxBacklog: () => ({
+        main: app.licenseBook.outbox().reduce((sum, entry) => sum + entry.events.length, 0),
+        standby: app.standbyOutbox.pendingEvents,
+      }),
+      signingQueueDepth: () => app.signingPool.queued,
+    });
+    return reply.type(contentType).header('cache-control', 'no-store').send(body);
+  });
 
   await mainAdminRoutes(app);
   await standbyAdminRoutes(app);

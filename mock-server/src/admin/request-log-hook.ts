@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest, onResponseHookHandler } from 'fastify';
 import { isTruncated } from './fault-hook.js';
+import type { MockMetrics } from './metrics.js';
 import type { RequestLog, RequestLogEntry, RequestOutcome } from './request-log.js';
 
 const SERVICES = new Set(['main', 'standby', 'events', 'idp', 'admin']);
@@ -7,6 +8,22 @@ const SERVICES = new Set(['main', 'standby', 'events', 'idp', 'admin']);
 const LEASE_ROUTES = new Set(['/authz/.jwt', '/authz/.json', '/licensing/actions/checkout']);
 const MAX_ROUTE_LENGTH = 200;
 const HW = /(?:^|&)hw=([^&]*)/;
+// W3C Trace Context: version-traceid-parentid-flags; a later version may add fields after them.
+const TRACEPARENT = /^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}(?:-[^\s]*)?$/;
+const ZERO_TRACE = '00000000000000000000000000000000';
+const ZERO_PARENT = '0000000000000000';
+
+/** The header when it is a valid `traceparent` (W3C Trace Context, level 1), else undefined. */
+function traceparentOf(header: string | string[] | undefined): string | undefined {
+  if (typeof header !== 'string' || header.length > 256) return undefined;
+  const value = header.trim();
+  if (!TRACEPARENT.test(value) || value.startsWith('ff-')) return undefined;
+  const [version, trace, parent] = value.split('-');
+  if (trace === ZERO_TRACE || parent === ZERO_PARENT) return undefined;
+  // Version 00 has exactly four fields.
+  if (version === '00' && value.length !== 55) return undefined;
+  return value;
+}
 
 function decodeHw(raw: string): string | undefined {
   let text = raw.replaceAll('+', ' ');
@@ -53,6 +70,8 @@ export function describeRequest(
   if (answer.outcome) entry.outcome = answer.outcome;
   const caller = request.caller?.sub;
   if (caller !== undefined) entry.caller = caller.slice(0, MAX_ROUTE_LENGTH);
+  const traceparent = traceparentOf(request.headers.traceparent);
+  if (traceparent !== undefined) entry.traceparent = traceparent;
   if (LEASE_ROUTES.has(route)) {
     const mark = request.url.indexOf('?');
     const hw = mark < 0 ? undefined : HW.exec(request.url.slice(mark + 1))?.[1];
@@ -61,6 +80,12 @@ export function describeRequest(
     const ok =
       answer.status !== null && answer.status >= 200 && answer.status < 300 && !answer.outcome;
     if (ok && (service === 'main' || service === 'standby')) entry.servedBy = service;
+    const licensing = request.licensing;
+    if (licensing) {
+      entry.kind = licensing.kind;
+      entry.items = licensing.items;
+      entry.granted = licensing.granted;
+    }
   }
   return entry;
 }
@@ -73,34 +98,55 @@ function isConsoleNoise(request: FastifyRequest): boolean {
   );
 }
 
+/** Counts `entry` in `metrics` (every request, console noise included). */
+function count(
+  metrics: MockMetrics | undefined,
+  request: FastifyRequest,
+  entry: Omit<RequestLogEntry, 'seq'>,
+): void {
+  metrics?.observe({
+    entry,
+    matched: request.routeOptions.url !== undefined,
+    licensing: request.licensing,
+  });
+}
+
 /**
- * An `onResponse` hook that records every answer in `log` (admin reads and preflights aside).
- * It runs after the answer went out and does O(1) work, so the lease path does not wait on it.
+ * An `onResponse` hook that records every answer in `log` (admin reads and preflights aside) and
+ * counts every answer in `metrics`. It runs after the answer went out and does O(1) work, so the
+ * lease path does not wait on it.
  *
  * @example
- * app.addHook('onResponse', createRequestLogHook(log));
+ * app.addHook('onResponse', createRequestLogHook(log, metrics));
  */
-export function createRequestLogHook(log: RequestLog): onResponseHookHandler {
+export function createRequestLogHook(
+  log: RequestLog,
+  metrics?: MockMetrics,
+): onResponseHookHandler {
   return (request, reply, done) => {
-    if (!isConsoleNoise(request)) {
+    const noise = isConsoleNoise(request);
+    if (!noise || metrics) {
       const answer = { status: reply.statusCode, ms: reply.elapsedTime };
-      log.record(
-        describeRequest(
-          request,
-          isTruncated(request) ? { ...answer, outcome: 'truncated' } : answer,
-        ),
+      const entry = describeRequest(
+        request,
+        isTruncated(request) ? { ...answer, outcome: 'truncated' } : answer,
       );
+      if (!noise) log.record(entry);
+      count(metrics, request, entry);
     }
     done();
   };
 }
 
-/** Records a request that got no HTTP answer (a reset, a hang, a client that left). */
+/** Records (and counts) a request that got no HTTP answer (a reset, a hang, a client that left). */
 export function recordUnanswered(
   log: RequestLog,
   request: FastifyRequest,
   reply: FastifyReply,
   outcome: RequestOutcome,
+  metrics?: MockMetrics,
 ): void {
-  log.record(describeRequest(request, { status: null, outcome, ms: reply.elapsedTime }));
+  const entry = describeRequest(request, { status: null, outcome, ms: reply.elapsedTime });
+  log.record(entry);
+  count(metrics, request, entry);
 }

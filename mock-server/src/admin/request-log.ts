@@ -1,3 +1,4 @@
+import type { LicensingKind } from '../licensing/licensing-summary.js';
 import type { UnansweredOutcome } from './fault-registry.js';
 
 /**
@@ -34,6 +35,17 @@ export interface RequestLogEntry {
   hw?: string;
   /** The service that issued a lease answer: a 2xx of `/authz/.jwt`, `/authz/.json` or checkout. */
   servedBy?: 'main' | 'standby';
+  /**
+   * What a licensing request was, once its route parsed it: `consume`, `renew` (every item named
+   * its lease), `consume+renew`, or `release`.
+   */
+  kind?: LicensingKind;
+  /** Items requested, or lease ids released. */
+  items?: number;
+  /** Of `items`, those answered with a lease (a release: every id). */
+  granted?: number;
+  /** The request's W3C `traceparent` header, when it had a valid one. */
+  traceparent?: string;
 }
 
 /** Most entries kept by default: older ones are dropped (readers are told how many). */

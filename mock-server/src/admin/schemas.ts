@@ -304,6 +304,118 @@ export const setOutboxSchema = {
   response: { 200: outboxSchema, 400: invalidRequestResponse },
 } as const;
 
+// --- the standby's outbox and what it granted ---
+
+const standbyOutboxSchema = {
+  ...outboxSchema,
+  required: [...outboxSchema.required, 'pendingEvents'],
+  properties: {
+    ...outboxSchema.properties,
+    pending: { type: 'integer', description: 'Answers whose events wait' },
+    pendingEvents: { type: 'integer', description: 'Events waiting, in all answers' },
+    entries: {
+      ...outboxSchema.properties.entries,
+      description: 'The oldest 100 waiting answers',
+    },
+  },
+} as const;
+
+export const getStandbyOutboxSchema = {
+  operationId: 'adminGetStandbyOutbox',
+  summary: "The standby's outbox: events of lease answers not yet written to the event service",
+  tags: ['admin'],
+  security: SECURITY.public,
+  response: { 200: standbyOutboxSchema },
+} as const;
+
+export const setStandbyOutboxSchema = {
+  operationId: 'adminSetStandbyOutbox',
+  summary:
+    "Hold the standby's event deliveries (an event-service outage for the standby) or let them go",
+  tags: ['admin'],
+  security: SECURITY.public,
+  body: {
+    type: 'object',
+    required: ['paused'],
+    additionalProperties: false,
+    properties: { paused: { type: 'boolean' } },
+  },
+  response: { 200: standbyOutboxSchema, 400: invalidRequestResponse },
+} as const;
+
+const usageRowSchema = {
+  type: 'object',
+  required: [
+    'consumer',
+    'item',
+    'granted',
+    'renewed',
+    'released',
+    'firstGrant',
+    'lastExp',
+    'leaseHours',
+    'devices',
+    'graceGrants',
+  ],
+  properties: {
+    consumer: { type: 'string', description: '`sub`, or `service-key-<16 hex>`' },
+    item: { type: 'string', description: "'' for a release of a lease no event names the item of" },
+    granted: { type: 'integer' },
+    renewed: { type: 'integer' },
+    released: { type: 'integer' },
+    firstGrant: {
+      type: ['string', 'null'],
+      format: 'date-time',
+      description: 'iat of the first grant',
+    },
+    lastExp: { type: ['string', 'null'], format: 'date-time' },
+    leaseHours: { type: 'number' },
+    devices: { type: 'integer', description: 'Distinct hw' },
+    graceGrants: { type: 'integer', description: 'Grants made in the ID-token grace' },
+  },
+} as const;
+
+export const standbyUsageSchema = {
+  operationId: 'adminGetStandbyUsage',
+  summary:
+    'What the standby granted: its lease events summarised per consumer and item (as `standby-licensing usage` prints them)',
+  tags: ['admin'],
+  security: SECURITY.public,
+  querystring: {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      from: {
+        type: 'string',
+        pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}',
+        maxLength: 64,
+        description: 'ISO 8601 date-time: only events received at or after this',
+      },
+      to: {
+        type: 'string',
+        pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}',
+        maxLength: 64,
+        description: 'ISO 8601 date-time: only events received before this',
+      },
+    },
+  },
+  response: {
+    200: {
+      type: 'object',
+      required: ['events', 'waiting', 'rows'],
+      properties: {
+        events: { type: 'integer', description: 'Standby lease events in the window' },
+        waiting: {
+          type: 'integer',
+          description: 'Events still in the outbox (not yet in the event service, not counted)',
+        },
+        rows: { type: 'array', items: usageRowSchema },
+      },
+    },
+    400: invalidRequestResponse,
+  },
+} as const;
+
 // --- standby view and propagation delay ---
 
 const standbyViewSchema = {
@@ -359,6 +471,23 @@ export const setPropagationDelaySchema = {
   response: { 200: standbyViewSchema, 400: invalidRequestResponse },
 } as const;
 
+// --- metrics ---
+
+export const metricsSchema = {
+  operationId: 'adminGetMetrics',
+  summary:
+    'Metrics in the Prometheus text format (prom-client): requests by service, route and status; request duration by service; leases granted and released; faults hit; parked long polls; events written; outbox backlog; signing queue depth',
+  tags: ['admin'],
+  security: SECURITY.public,
+  produces: ['text/plain'],
+  response: {
+    200: {
+      description: 'The Prometheus text exposition format, version 0.0.4',
+      content: { 'text/plain': { schema: { type: 'string' } } },
+    },
+  },
+} as const;
+
 // --- the QA console and its live request log ---
 
 const requestEntrySchema = {
@@ -377,6 +506,14 @@ const requestEntrySchema = {
     caller: { type: 'string' },
     hw: { type: 'string' },
     servedBy: { type: 'string', enum: ['main', 'standby'] },
+    kind: {
+      type: 'string',
+      enum: ['consume', 'renew', 'consume+renew', 'release'],
+      description: 'What a licensing request was, once its route parsed it',
+    },
+    items: { type: 'integer', description: 'Items requested, or lease ids released' },
+    granted: { type: 'integer', description: 'Of items, those answered with a lease' },
+    traceparent: { type: 'string', description: 'The W3C Trace Context header, when valid' },
   },
 } as const;
 
@@ -386,7 +523,7 @@ export const REQUEST_LOG_SERVICES = ['main', 'standby', 'events', 'idp', 'admin'
 export const listRequestsSchema = {
   operationId: 'adminListRequests',
   summary:
-    'The request journal: kept entries after ?after=<seq>, filtered by service, method, path prefix and status, with their count',
+    'The request journal: kept entries after ?after=<seq>, filtered by service, method, path prefix, status and licensing kind, with their count',
   tags: ['admin'],
   security: SECURITY.public,
   querystring: {
@@ -407,6 +544,7 @@ export const listRequestsSchema = {
         description: 'A prefix of the path under the service base, e.g. /authz/.jwt or /get/main',
       },
       status: { type: 'integer', minimum: 100, maximum: 599 },
+      kind: { type: 'string', enum: ['consume', 'renew', 'consume+renew', 'release'] },
     },
   },
   response: {

@@ -15,6 +15,8 @@ export interface Caller {
   scheme: AuthScheme;
   /** The ID token's claims (IdToken and Bearer only). */
   claims?: IdTokenClaims;
+  /** The ServiceKeyHash presented, lower-case hex (ServiceKeyHash only). */
+  keyHash?: string;
 }
 
 /** Options of {@link createAuthenticator}. */
@@ -101,10 +103,11 @@ export function createAuthenticator(
       throw fail('invalid_token', `Expected ${names} credentials`);
     }
     if (scheme === 'ServiceKeyHash') {
-      if (!(hashes ?? (await serviceKeyHashes())).has(credentials.toLowerCase())) {
+      const keyHash = credentials.toLowerCase();
+      if (!(hashes ?? (await serviceKeyHashes())).has(keyHash)) {
         throw fail('invalid_token', `The ${wireName.ServiceKeyHash} does not match a trusted key`);
       }
-      return { sub: 'service', scheme };
+      return { sub: 'service', scheme, keyHash };
     }
     try {
       const claims = await verifyIdToken(credentials);

@@ -68,11 +68,20 @@ describe('standby-licensing-conformance: usage', () => {
     expect(stderr).toContain('line 1: "standby.auth.no-such-check" is not a check id');
   });
 
-  it('exits 2 when the target cannot be reached', async () => {
+  it('exits 2 when the target cannot be reached, and writes a JUnit report naming it', async () => {
     const url = `http://127.0.0.1:${await closedPort()}/standby`;
-    const { code, stderr } = await command(['--standby-url', url]);
+    const junit = join(dir, 'unreachable', 'report.xml');
+    const { code, stderr } = await command(['--standby-url', url, '--junit', junit]);
     expect(code).toBe(EXIT_USAGE);
     expect(stderr).toContain(`--standby-url: cannot reach ${url}/enabled`);
+    expect((await validateJunitFile(junit)).output).toContain('validates');
+    expect(await xpath(junit, 'count(//testcase)')).toBe('1');
+    expect(await xpath(junit, 'string(//testsuite/@errors)')).toBe('1');
+    expect(await xpath(junit, 'string(//testcase/@name)')).toBe('target.reachable');
+    expect(await xpath(junit, 'string(//testcase/error/@message)')).toBe(
+      `cannot reach the target ${url}/enabled`,
+    );
+    expect(await xpath(junit, 'string(//testcase/error)')).toContain('ECONNREFUSED');
   });
 });
 
@@ -123,6 +132,10 @@ describe('standby-licensing-conformance against a mutant', () => {
       'standby.auth.unsigned-algorithms',
       'standby.auth.bad-id-token-claims',
       'standby.auth.id-token-grace',
+      // The standby's usage events are read from the event service: no --event-url here.
+      ...allChecks
+        .filter((check) => check.id.startsWith('standby.usage.'))
+        .map((check) => check.id),
       ...allChecks.filter((check) => check.service === 'events').map((check) => check.id),
     ]);
     expect(skipped[0]?.message).toBe('needs --idp-private-key');

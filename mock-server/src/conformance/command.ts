@@ -6,7 +6,7 @@ import { parseArgs } from 'node:util';
 import { allChecks } from './checks.js';
 import { parseExpectedFailures } from './expected-failures.js';
 import { toJsonReport } from './json-report.js';
-import { toJunitXml } from './junit-report.js';
+import { toJunitXml, toUnreachableJunitXml } from './junit-report.js';
 import { type ConformanceTarget, runConformance, runPassed } from './runner.js';
 import { startMockTarget, withSigners } from './targets.js';
 import { formatReport } from './text-report.js';
@@ -51,7 +51,7 @@ Reports:
   --help                            show this help
 
 Exit status: 0 every check passed or failed as expected; 1 any other failure; 2 a usage error or
-a target that cannot be reached.
+a target that cannot be reached (--junit then holds one errored testcase naming the target).
 
 Every check, what it needs, and CI examples:
 https://github.com/standby-licensing/standby-licensing/blob/main/docs/conformance.md
@@ -66,6 +66,17 @@ export interface CommandIo {
 /** A usage error: exit 2 with the message and the usage text. */
 class UsageError extends Error {
   override name = 'UsageError';
+}
+
+/** A target URL that gives no HTTP answer: exit 2, and a JUnit report saying so. */
+class UnreachableTarget extends UsageError {
+  override name = 'UnreachableTarget';
+  constructor(
+    readonly url: string,
+    message: string,
+  ) {
+    super(message);
+  }
 }
 
 function readKey(file: string, option: string): KeyObject {
@@ -195,7 +206,7 @@ async function ensureReachable(target: ConformanceTarget): Promise<void> {
       await res.body?.cancel();
     } catch (err) {
       const cause = (err as Error & { cause?: Error }).cause?.message ?? (err as Error).message;
-      throw new UsageError(`${option}: cannot reach ${url} (${cause})`);
+      throw new UnreachableTarget(url, `${option}: cannot reach ${url} (${cause})`);
     }
   }
 }
@@ -231,8 +242,10 @@ export async function runConformanceCommand(
   io: CommandIo,
 ): Promise<number> {
   let close = async () => {};
+  let junitFile: string | undefined;
   try {
     const values = parseCommandLine(argv);
+    junitFile = values.junit;
     if (values.help) {
       io.stdout(USAGE);
       return EXIT_PASSED;
@@ -265,6 +278,12 @@ export async function runConformanceCommand(
     }
     return runPassed(results) ? EXIT_PASSED : EXIT_FAILED;
   } catch (err) {
+    if (err instanceof UnreachableTarget) {
+      // A CI report step then shows why nothing was checked, instead of "no report found".
+      if (junitFile) await writeReport(junitFile, toUnreachableJunitXml(err.url, err.message));
+      io.stderr(`standby-licensing-conformance: ${err.message}\n`);
+      return EXIT_USAGE;
+    }
     if (err instanceof UsageError) {
       io.stderr(`standby-licensing-conformance: ${err.message}\n\n${USAGE}`);
       return EXIT_USAGE;

@@ -60,6 +60,23 @@ describe('conformance suite', () => {
     expect(failedIds(results), formatReport(results)).toEqual([]);
   });
 
+  it("skips the standby's usage checks when the target gives no reader key, naming the option", async () => {
+    const { signReadToken: _, ...noReader } = mock.target;
+    const usage = (results: CheckResult[]) =>
+      results.filter((r) => r.id.startsWith('standby.usage.'));
+    const withoutReader = usage(await runConformance(noReader, allChecks));
+    expect(withoutReader.length).toBeGreaterThanOrEqual(5);
+    for (const result of withoutReader) {
+      expect(result.status).toBe('skipped');
+      expect(result.message).toBe('needs --event-reader-private-key (or --event-read-token)');
+    }
+    const { eventUrl: __, ...standbyOnly } = noReader;
+    const standbyAlone = usage(await runConformance(standbyOnly, allChecks));
+    expect(standbyAlone.map((r) => r.message)).toContain(
+      'needs --event-url, --event-reader-private-key (or --event-read-token)',
+    );
+  });
+
   describe.each(Object.entries(mutants))('against a mutant: %s', (_name, mutant) => {
     let proxy: Awaited<ReturnType<typeof startMutantProxy>>;
     let results: CheckResult[];

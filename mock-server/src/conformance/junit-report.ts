@@ -96,3 +96,40 @@ export function toJunitXml(results: readonly CheckResult[], options: JunitOption
   });
   return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites>\n${suites.join('\n')}\n</testsuites>\n`;
 }
+
+/** The check id and section of the one testcase a report of an unreachable target holds. */
+export const UNREACHABLE_CASE = { id: 'target.reachable', section: 'Conformance: target' } as const;
+
+/**
+ * JUnit XML for a run that checked nothing because the target cannot be reached: one testsuite
+ * (`Conformance: target`) with one errored testcase (`target.reachable`) whose `<error>` names the
+ * target and why, so a CI report step shows the reason instead of "no report found".
+ *
+ * @param target - the URL that gave no answer, e.g. `http://standby.test/standby/enabled`
+ * @param message - what happened, e.g. `--standby-url: cannot reach ... (ECONNREFUSED)`
+ * @example
+ * await writeFile('conformance.xml', toUnreachableJunitXml(url, error.message));
+ */
+export function toUnreachableJunitXml(
+  target: string,
+  message: string,
+  options: JunitOptions = {},
+): string {
+  const timestamp = isoSeconds(options.timestamp ?? new Date());
+  const host = options.hostname ?? (osHostname() || 'localhost');
+  const { id, section } = UNREACHABLE_CASE;
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    '<testsuites>',
+    `  <testsuite name="${attribute(section)}" package="${PACKAGE}" id="0" timestamp="${timestamp}" hostname="${attribute(host)}" tests="1" failures="0" errors="1" skipped="0" time="0.000">`,
+    '    <properties/>',
+    `    <testcase name="${id}" classname="${attribute(section)}" time="0.000">`,
+    `      <error message="${attribute(`cannot reach the target ${target}`)}" type="UnreachableTarget">${text(`${message}\nNo check ran: the target gave no HTTP answer.`)}</error>`,
+    '    </testcase>',
+    '    <system-out/>',
+    '    <system-err/>',
+    '  </testsuite>',
+    '</testsuites>',
+    '',
+  ].join('\n');
+}

@@ -13,7 +13,11 @@ export type Capability =
   /** A ServiceKeyHash accepted by the standby. */
   | 'serviceKeyHash'
   /** Minting event read JWTs (a trusted reader's private key). */
-  | 'readerSigner';
+  | 'readerSigner'
+  /** The event service, beside the check's own service (`--event-url`). */
+  | 'events'
+  /** Reading any feed: a trusted reader's private key or a read JWT with `"*": true`. */
+  | 'eventReader';
 
 /** The service a check talks to; its base URL option is required. */
 export type Service = 'standby' | 'events';
@@ -114,11 +118,17 @@ const SERVICE_OPTION: Record<Service, keyof ConformanceTarget> = {
   events: 'eventUrl',
 };
 
-const CAPABILITY_OPTION: Record<Capability, [keyof ConformanceTarget, string]> = {
-  management: ['allowManagement', '--allow-management'],
-  idTokenSigner: ['signIdToken', '--idp-private-key'],
-  serviceKeyHash: ['serviceKeyHash', '--service-key-hash'],
-  readerSigner: ['signReadToken', '--event-reader-private-key'],
+/** What satisfies each capability (any one of the fields), and the option that gives it. */
+const CAPABILITY_OPTION: Record<Capability, [ReadonlyArray<keyof ConformanceTarget>, string]> = {
+  management: [['allowManagement'], '--allow-management'],
+  idTokenSigner: [['signIdToken'], '--idp-private-key'],
+  serviceKeyHash: [['serviceKeyHash'], '--service-key-hash'],
+  readerSigner: [['signReadToken'], '--event-reader-private-key'],
+  events: [['eventUrl'], '--event-url'],
+  eventReader: [
+    ['signReadToken', 'readToken'],
+    '--event-reader-private-key (or --event-read-token)',
+  ],
 };
 
 /** The options `check` needs that `target` lacks, as a skip message (undefined when none). */
@@ -128,8 +138,8 @@ export function missingOptions(target: ConformanceTarget, check: Check): string 
     missing.push(check.service === 'standby' ? '--standby-url' : '--event-url');
   }
   for (const need of check.needs ?? []) {
-    const [field, option] = CAPABILITY_OPTION[need];
-    if (!target[field]) missing.push(option);
+    const [fields, option] = CAPABILITY_OPTION[need];
+    if (!fields.some((field) => target[field])) missing.push(option);
   }
   return missing.length > 0 ? `needs ${missing.join(', ')}` : undefined;
 }

@@ -42,7 +42,7 @@ async function manage(ctx: CheckContext, method: string, path: string): Promise<
 }
 
 /** Makes sure the standby is active, enabling it when management is allowed. */
-async function requireActive(ctx: CheckContext): Promise<void> {
+export async function requireActive(ctx: CheckContext): Promise<void> {
   if (await statusCheck(ctx, '/enabled')) return;
   if (!ctx.allowManagement)
     throw new CheckSkipped('the standby is dormant; rerun with --allow-management');
@@ -55,7 +55,8 @@ async function authz(ctx: CheckContext, query: string, init: RequestInit = {}): 
   return ctx.fetch(url(ctx, `/authz/.jwt${query}`), { ...init, headers });
 }
 
-async function tokensOf(
+/** The tokens of a 200 `application/jwt` answer (`count` of them), decoded. */
+export async function tokensOf(
   res: Response,
   what: string,
   count: number,

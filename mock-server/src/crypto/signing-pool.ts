@@ -52,6 +52,8 @@ export interface SigningPoolOptions {
 export interface SigningPool {
   /** Worker threads of the pool; `0` when it signs on the calling thread. */
   readonly threads: number;
+  /** Signing calls waiting for a worker thread now (the pool's queue; 0 when inline). */
+  readonly queued: number;
   /**
    * Signs one compact JWS per payload, all with `header` and `privateKey`, and resolves them in
    * the order of `payloads`. The key travels with the task (a KeyObject clone shares the native
@@ -202,6 +204,9 @@ export function createSigningPool(options: SigningPoolOptions = {}): SigningPool
 
   return {
     threads,
+    get queued() {
+      return pending.length;
+    },
     async signTokens(header, payloads, privateKey) {
       if (closed) throw closedError();
       const parts = payloads.map((payload) => jwsSigningInput(header, payload));

@@ -31,6 +31,62 @@ const feedQuerySchema = {
   },
 } as const;
 
+/** `data` of the standby's lease events (DECISIONS "Outage usage"). */
+const standbyLeaseData = {
+  title: 'StandbyLeaseGranted, StandbyLeaseRenewed, StandbyLeaseReleased',
+  description:
+    "`data` of the standby's events (`eventSourceId` `standby`, `eventObjectType` `consumer`, " +
+    '`eventObjectId` the caller: the ID token `sub`, or `service-key-<16 hex>`), one per lease ' +
+    'granted, renewed or released. For a release, `licenseId`, `licensedItemName`, `iat` and ' +
+    '`exp` are those of the released lease, present when the standby knows it.',
+  type: 'object',
+  required: ['leaseId', 'authorization', 'idTokenGraceSeconds'],
+  properties: {
+    leaseId: { type: 'string' },
+    licenseId: { type: 'string' },
+    licensedItemName: { type: 'string' },
+    iat: { type: 'integer', description: "The lease's iat, seconds since the epoch" },
+    exp: { type: 'integer', description: "The lease's exp, seconds since the epoch" },
+    hw: { type: 'string', description: 'As the request carried it' },
+    hwName: { type: 'string' },
+    process: { type: 'string' },
+    version: { type: 'string' },
+    email: { type: 'string', description: "The ID token's email, when it has one" },
+    authorization: { type: 'string', enum: ['IdToken', 'ServiceKeyHash'] },
+    idTokenGraceSeconds: {
+      type: 'integer',
+      minimum: 0,
+      maximum: 86_400,
+      description: "How far past the ID token's exp the request came (0 inside it)",
+    },
+  },
+} as const;
+
+/** `data` of the mock main's license events. */
+const licenseData = {
+  title: 'LicenseProvisioned, LicenseRevoked',
+  description:
+    "`data` of the mock main's license events (`eventSourceId` `main`, `eventObjectType` `license`)",
+  type: 'object',
+  required: ['licensedItemName', 'licenseId', 'userId'],
+  properties: {
+    licensedItemName: { type: 'string' },
+    licenseId: { type: 'string' },
+    userId: { type: 'string' },
+    activationCode: { type: 'string', description: 'LicenseProvisioned only' },
+  },
+} as const;
+
+/** `data` of the mock main's activation-code events. */
+const activationCodeData = {
+  title: 'ActivationCodeBlocked, ActivationCodeUnblocked',
+  description:
+    "`data` of the mock main's activation-code events (`eventSourceId` `main`, `eventObjectType` `activationCode`)",
+  type: 'object',
+  required: ['activationCode'],
+  properties: { activationCode: { type: 'string' } },
+} as const;
+
 const feedSchema = {
   description:
     'Feed: `objects` = [older instruction, events ascending by eventReceived, newer instruction]. ' +
@@ -54,6 +110,18 @@ const feedSchema = {
           eventReceived_str: { type: 'string' },
           eventObjectId: { type: 'string' },
           eventObjectType: { type: 'string' },
+          data: {
+            description:
+              'The event data: any JSON a writer sent. The kinds the mock writes itself are ' +
+              "described here (the standby's lease events, the mock main's license and " +
+              'activation-code events; docs/protocol.md "Events")',
+            anyOf: [
+              standbyLeaseData,
+              licenseData,
+              activationCodeData,
+              { description: "Any other writer's data" },
+            ],
+          },
           instruction: { type: 'string', enum: ['older', 'newer'] },
           url: { type: 'string' },
           count: { type: 'integer', format: 'int32' },

@@ -1,9 +1,8 @@
-import { createRequire } from 'node:module';
 import type { FastifySchemaCompiler, FastifyServerOptions } from 'fastify';
+import { loadCompilerPackage } from './load-compiler-package.js';
 
 // The compiler packages (Ajv and fast-json-stringify with them) load with the first schema to
-// compile, not at start: about 25 ms of a cold start. Compiling is synchronous, so `require`.
-const require = createRequire(import.meta.url);
+// compile, not at start: about 25 ms of a cold start.
 
 /** A compiled validation function as Fastify calls it: the result, then its `errors`. */
 type Validate = ReturnType<FastifySchemaCompiler<unknown>>;
@@ -75,12 +74,14 @@ export function createLazySchemaCompilers(): LazySchemaCompilers {
   let validatorFactory: CompilerFactory | undefined;
   let serializerFactory: CompilerFactory | undefined;
   const buildValidator: CompilerFactory = (externalSchemas, options) => {
-    validatorFactory ??= (require('@fastify/ajv-compiler') as () => CompilerFactory)();
+    validatorFactory ??= (
+      loadCompilerPackage('@fastify/ajv-compiler') as unknown as () => CompilerFactory
+    )();
     return validatorFactory(externalSchemas, options);
   };
   const buildSerializer: CompilerFactory = (externalSchemas, options) => {
     serializerFactory ??= (
-      require('@fastify/fast-json-stringify-compiler') as {
+      loadCompilerPackage('@fastify/fast-json-stringify-compiler') as unknown as {
         SerializerSelector: () => CompilerFactory;
       }
     ).SerializerSelector();

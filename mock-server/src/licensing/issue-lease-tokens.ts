@@ -29,12 +29,21 @@ export async function issueLeaseTokens(
   request: AuthzRequest,
   options: IssueLeaseTokensOptions,
 ): Promise<string> {
+  const tokens = await signLeaseClaims(buildLeaseClaims(request, options), options);
+  return tokens.join('&');
+}
+
+/**
+ * Signs claims built by {@link buildLeaseClaims}, one RS256 token each, in order.
+ *
+ * @example
+ * const tokens = await signLeaseClaims(claims, { signer, signingPool: app.signingPool });
+ */
+export function signLeaseClaims(
+  claims: Record<string, unknown>[],
+  options: Pick<IssueLeaseTokensOptions, 'signer' | 'signingPool'>,
+): Promise<string[]> {
   const { signer, signingPool } = options;
   const header = { alg: 'RS256', kid: signer.kid, typ: 'JWT' };
-  const tokens = await signingPool.signTokens(
-    header,
-    buildLeaseClaims(request, options),
-    signer.privateKey,
-  );
-  return tokens.join('&');
+  return signingPool.signTokens(header, claims, signer.privateKey);
 }

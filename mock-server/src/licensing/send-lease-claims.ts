@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.js';
 import { buildLeaseClaims, type LeaseClaimsOptions } from './lease-claims.js';
+import { summarizeLicensing } from './licensing-summary.js';
 import { parseAuthzRequest } from './parse-authz-request.js';
 import { rawParameters, serviceBaseUrl } from './request-parameters.js';
 
@@ -26,9 +27,10 @@ export function sendLeaseClaims(
       `The JSON form answers one item and this request names ${parsed.items.length}; use /authz/.jwt for several`,
     );
   }
-  const [claims] = buildLeaseClaims(parsed, {
+  const claims = buildLeaseClaims(parsed, {
     ...options,
     issuer: serviceBaseUrl(request, prefix),
   });
-  return reply.type('application/json').send(claims);
+  request.licensing = summarizeLicensing(parsed, claims);
+  return reply.type('application/json').send(claims[0]);
 }

@@ -7,6 +7,7 @@ import { defer } from '../crypto/deferred-keys.js';
 import { toPublicJwk } from '../crypto/jwk.js';
 import { issueLeaseTokens } from '../licensing/issue-lease-tokens.js';
 import type { ItemDecision } from '../licensing/lease-claims.js';
+import { installLicensingSummary } from '../licensing/licensing-summary.js';
 import { type AuthzItem, parseEchoParameters } from '../licensing/parse-authz-request.js';
 import { addFormBodyParser, serviceBaseUrl } from '../licensing/request-parameters.js';
 import { sendLeaseClaims } from '../licensing/send-lease-claims.js';
@@ -66,6 +67,7 @@ export async function mainService(app: FastifyInstance): Promise<void> {
   // Its key and chain are permanent; licenses and blocked codes go (their outbox stays).
   app.resets.set('main', () => book.reset());
   addFormBodyParser(app);
+  installLicensingSummary(app);
   installAuthHook(app, {
     authenticate: createAuthenticator(app, {
       realm: 'main',
@@ -157,7 +159,10 @@ export async function mainService(app: FastifyInstance): Promise<void> {
         );
         return { productName, granted: true, jwt };
       });
-      return Promise.all(lines);
+      const results = await Promise.all(lines);
+      const granted = results.filter((line) => line.granted).length;
+      request.licensing = { kind: 'consume', items: results.length, granted, renewed: 0 };
+      return results;
     },
   );
 }

@@ -1,6 +1,7 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import { ApiError } from '../errors.js';
 import { createDocumentCheck } from '../store/document-check.js';
+import type { Outbox, OutboxEntry as StoredOutboxEntry } from '../store/outbox.js';
 import type { StateStore } from '../store/state-store.js';
 import {
   activationCodeEvents,
@@ -18,12 +19,7 @@ export interface BlockedCode {
 }
 
 /** The events of one committed change that the event service has not acknowledged yet. */
-export interface OutboxEntry {
-  /** The change's number: increasing, never reused. */
-  change: number;
-  /** Its events, in order, each with the `eventId` it was given when the change was made. */
-  events: MainEvent[];
-}
+export type OutboxEntry = StoredOutboxEntry<MainEvent>;
 
 /** A license as listed: live unless its activation code is blocked. */
 export interface LicenseView extends License {
@@ -54,7 +50,7 @@ export interface LicenseBookOptions {
  * atomic write (docs/decisions/0021-main-event-outbox.md). Changes run one at a time; each is
  * stored before it takes effect or its answer is given.
  */
-export interface LicenseBook {
+export interface LicenseBook extends Outbox {
   /** Provisions a license; refused with 409 when the code is blocked or taken, or at the cap. */
   provision(request: ProvisionRequest): Promise<License>;
   /** Revokes (removes) a license; resolves with it, or undefined when there is none. */

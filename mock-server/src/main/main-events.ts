@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { OutboxEvent } from '../store/outbox.js';
 
 /**
  * `eventSourceId` of every event the mock main writes (docs/protocol.md "Event kinds of the main
@@ -7,14 +8,9 @@ import { randomUUID } from 'node:crypto';
 export const MAIN_EVENT_SOURCE = 'main';
 
 /** An event the main service owes the event service: complete, with its own `eventId`. */
-export interface MainEvent {
-  [field: string]: unknown;
-  eventId: string;
-  eventType: string;
+export interface MainEvent extends OutboxEvent {
   eventSourceId: typeof MAIN_EVENT_SOURCE;
   eventObjectType: 'license' | 'activationCode';
-  eventObjectId: string;
-  data: Record<string, unknown>;
 }
 
 /** A license provisioned for one user and one item. */

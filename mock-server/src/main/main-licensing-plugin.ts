@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import { createOutboxDelivery, type OutboxDelivery } from '../store/outbox-delivery.js';
 import { type LicenseBook, loadLicenseBook } from './license-book.js';
-import { createOutboxDelivery, type OutboxDelivery } from './outbox-delivery.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -25,7 +25,7 @@ export const mainLicensingPlugin = fp(
       audit: app.config.mainAuditEvents,
     });
     const outbox = createOutboxDelivery({
-      book,
+      outbox: book,
       events: app.eventStore,
       onError: (err) => app.log.warn({ err }, 'main could not write its events; retrying'),
     });

@@ -53,10 +53,16 @@ export function createSwaggerOptions(wireNames: Readonly<WireNames>): FastifyDyn
       ],
       components: {
         securitySchemes: {
+          // IdToken and ServiceKeyHash are `Authorization` schemes of their own. OpenAPI's `http`
+          // type would name them (`scheme: IdToken`), but validating proxies (Stoplight Prism)
+          // then refuse every request to such an operation: as `apiKey` schemes in the
+          // `Authorization` header, with the scheme word in the description, every tool checks
+          // that the header is there (docs/conformance.md "OpenAPI conventions").
           [SECURITY_SCHEMES.idToken]: {
-            type: 'http',
-            scheme: wireNames.idTokenScheme,
-            description: `\`Authorization: ${wireNames.idTokenScheme} <ID token>\`: an RS256 ID token of a trusted issuer`,
+            type: 'apiKey',
+            in: 'header',
+            name: 'Authorization',
+            description: `\`Authorization: ${wireNames.idTokenScheme} <ID token>\`: the scheme word \`${wireNames.idTokenScheme}\`, a space, then an RS256 ID token of a trusted issuer (the standby also accepts one up to 24 h past its \`exp\`)`,
           },
           [SECURITY_SCHEMES.bearer]: {
             type: 'http',
@@ -66,9 +72,10 @@ export function createSwaggerOptions(wireNames: Readonly<WireNames>): FastifyDyn
               '`Authorization: Bearer <JWT>`: an ID token (main) or an event read JWT (events)',
           },
           [SECURITY_SCHEMES.serviceKeyHash]: {
-            type: 'http',
-            scheme: wireNames.serviceKeyHashScheme,
-            description: `\`Authorization: ${wireNames.serviceKeyHashScheme} <hex>\`: SHA-256 of the main deployment's public key PEM`,
+            type: 'apiKey',
+            in: 'header',
+            name: 'Authorization',
+            description: `\`Authorization: ${wireNames.serviceKeyHashScheme} <hex>\`: the scheme word \`${wireNames.serviceKeyHashScheme}\`, a space, then the lower-case hex SHA-256 of the main deployment's public key PEM`,
           },
           [SECURITY_SCHEMES.apiKey]: {
             type: 'apiKey',

@@ -4,6 +4,7 @@ import { installAuthHook } from '../auth/auth-hook.js';
 import { createAuthenticator } from '../auth/authenticate.js';
 import { ID_TOKEN_GRACE_SECONDS } from '../auth/id-token-grace.js';
 import { ApiError } from '../errors.js';
+import { installLicensingSummary } from '../licensing/licensing-summary.js';
 import { addFormBodyParser } from '../licensing/request-parameters.js';
 import { sendLeaseTokens } from '../licensing/send-lease-tokens.js';
 import {
@@ -15,16 +16,21 @@ import {
   jwksSchema,
   signingKeySchema,
 } from './schemas.js';
+import { findStandbyLease, standbyConsumerOf, standbyLeaseEvents } from './standby-events.js';
 
 /**
  * The standby licensing service, mounted at `/standby`: management calls (`Service-ApiKey`),
- * status checks, signing keys with their certificate chains, JWKS and `/authz/.jwt`.
- * Registers the `standby` reset hook (back to the initial state; signing keys are kept).
+ * status checks, signing keys with their certificate chains, JWKS and `/authz/.jwt`. Every lease
+ * it grants, renews or releases is recorded as an event in its outbox before the answer goes out
+ * (docs/decisions/0036-standby-usage-events.md). Registers the `standby` reset hook (back to the
+ * initial state; signing keys and the outbox are kept).
  */
 export async function standbyService(app: FastifyInstance): Promise<void> {
   const now = () => app.clock.now();
   const keys = app.signingKeys;
   const state = app.standbyState;
+  const outbox = app.standbyOutbox;
+  const events = app.eventStore;
   const { apiKeyHeader, signingKeyIdHeader } = app.config.wireNames;
   const apiKeyField = apiKeyHeader.toLowerCase();
   const signingKeyField = signingKeyIdHeader.toLowerCase();
@@ -34,6 +40,7 @@ export async function standbyService(app: FastifyInstance): Promise<void> {
 
   app.resets.set('standby', () => state.reset());
   addFormBodyParser(app);
+  installLicensingSummary(app);
   // Route -> auth hook -> handler: every route names its access in `config.access`.
   installAuthHook(app, {
     authenticate: createAuthenticator(app, {
@@ -123,11 +130,21 @@ export async function standbyService(app: FastifyInstance): Promise<void> {
         }
         signer = found;
       }
+      const issuedAt = now();
       return sendLeaseTokens(request, reply, prefix, {
         subject: request.caller!.sub,
-        now: now(),
+        now: issuedAt,
         signer: signer.key,
         signingPool: app.signingPool,
+        // Decided and signed: recorded (durably with a data dir) before it goes out, so a lease
+        // the caller holds always has its event, and none is written twice.
+        beforeSend: (parsed, claims) => {
+          const consumer = standbyConsumerOf(request.caller!, issuedAt);
+          const leaseEvents = standbyLeaseEvents(parsed, claims, consumer, (leaseId) =>
+            findStandbyLease(outbox, events, consumer.consumer, leaseId),
+          );
+          return outbox.record(leaseEvents, events.lastTimestamp);
+        },
       });
     },
   });

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../app.js';
+import { STANDBY_OUTBOX_FILE } from '../standby/standby-plugin.js';
 import { EVENT_LOG_FILE } from './event-log.js';
 import { DataFileError } from './state-store.js';
 
@@ -90,6 +91,13 @@ const DAMAGES: Damage[] = [
   ],
   [EVENT_LOG_FILE, 'a line of another shape', (good) => `${good}{"events":{}}\n`],
   [EVENT_LOG_FILE, 'a line that is not JSON', (good) => `${good}garbage\n`],
+  [STANDBY_OUTBOX_FILE, 'a line that is not JSON', (good) => `${good}garbage\n`],
+  [
+    STANDBY_OUTBOX_FILE,
+    'an entry without events',
+    (good) => `${good}{"change":9,"storedAfter":"0","events":[]}\n`,
+  ],
+  [STANDBY_OUTBOX_FILE, 'an entry listed twice', (good) => `${good}${good}`],
 ];
 
 describe('data files checked on start', () => {
@@ -113,6 +121,14 @@ describe('data files checked on start', () => {
       url: '/admin/main/licenses',
       payload: { sub: 'u1', item: 'Pro' },
     });
+    // A standby lease whose event stays in the standby's outbox journal.
+    app.standbyOutboxDelivery.setPaused(true);
+    const minted = await app.inject({ method: 'POST', url: '/idp/token', payload: { sub: 'u1' } });
+    const lease = await app.inject({
+      url: '/standby/authz/.jwt?Pro',
+      headers: { authorization: `IdToken ${minted.json().id_token}` },
+    });
+    expect(lease.statusCode).toBe(200);
     await app.close();
     goodFiles = (await readdir(good)).sort();
   });
@@ -139,7 +155,9 @@ describe('data files checked on start', () => {
       );
       expect(error).toBeInstanceOf(Error);
       expect(error!.message).toContain(path);
-      if (file !== EVENT_LOG_FILE) expect(error).toBeInstanceOf(DataFileError);
+      if (file !== EVENT_LOG_FILE && file !== STANDBY_OUTBOX_FILE) {
+        expect(error).toBeInstanceOf(DataFileError);
+      }
       // Never a silent reset or a new root: the file is as it was, and no file was added.
       expect(await readFile(path, 'utf8')).toBe(damaged);
       expect((await readdir(dataDir)).sort()).toEqual(goodFiles);

@@ -1,14 +1,13 @@
-import { createRequire } from 'node:module';
 import type { Ajv } from 'ajv';
 import type { FastifyInstance } from 'fastify';
+import { loadCompilerPackage } from '../http/load-compiler-package.js';
 
-// Ajv loads with the first schema compiled, not at start (compiling is synchronous: `require`).
-const require = createRequire(import.meta.url);
+// Ajv loads with the first schema compiled, not at start.
 let instances: { bodies: Ajv; text: Ajv } | undefined;
 
 function strictAjv(): { bodies: Ajv; text: Ajv } {
   if (instances) return instances;
-  const { Ajv: AjvClass } = require('ajv') as typeof import('ajv');
+  const { Ajv: AjvClass } = loadCompilerPackage('ajv');
   instances = {
     // Bodies: what the client sent, checked as sent. `"5"`, `null` and `true` are not integers,
     // and a member the schema does not list is refused (with `additionalProperties: false`),

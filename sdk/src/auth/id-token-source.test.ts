@@ -277,6 +277,48 @@ describe('createIdTokenSource', () => {
     expect(provider).toHaveBeenCalledTimes(3);
   });
 
+  it('asks a failing provider again within providerRetryMs when main refused the token it falls back on', async () => {
+    const time = clock();
+    const token = idToken(T0 + HOUR);
+    const provider = vi.fn<() => string | Promise<string>>(() => token);
+    const source = createIdTokenSource({ provider, now: time.now, providerRetryMs: 30_000 });
+    await source.get('main');
+    provider.mockImplementation(() => {
+      throw new Error('identity provider down');
+    });
+    time.set(T0 + 2 * HOUR);
+    await expect(source.get('main')).resolves.toMatchObject({ token });
+    expect(provider).toHaveBeenCalledTimes(2);
+    // Main answered 401 to that token: a service is reachable again, so the provider is asked.
+    const fresh = idToken(T0 + 4 * HOUR);
+    provider.mockImplementation(() => fresh);
+    time.set(T0 + 2 * HOUR + 1_000);
+    await expect(source.get('main', { forceRefresh: true })).resolves.toMatchObject({
+      token: fresh,
+    });
+    expect(provider).toHaveBeenCalledTimes(3);
+  });
+
+  it('asks a failing provider again at every call while there is no token to fall back on', async () => {
+    const time = clock();
+    const provider = vi.fn<() => string | Promise<string>>(() => {
+      throw new Error('offline');
+    });
+    const source = createIdTokenSource({ provider, now: time.now, providerRetryMs: 30_000 });
+    for (const at of [T0, T0 + 1_000, T0 + 2_000]) {
+      time.set(at);
+      await expect(source.get('main')).rejects.toMatchObject({
+        code: 'SERVICE_UNAVAILABLE',
+        reason: 'id-token-provider-failed',
+      });
+    }
+    expect(provider).toHaveBeenCalledTimes(3);
+    const token = idToken(T0 + HOUR);
+    provider.mockImplementation(() => token);
+    time.set(T0 + 3_000);
+    await expect(source.get('main')).resolves.toMatchObject({ token });
+  });
+
   it('falls back when the provider does not answer within providerTimeoutMs, and keeps its late token', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     try {

@@ -1,7 +1,7 @@
-import { decodeJwt } from 'jose';
 import { isLicensingError, LicensingError } from '../errors.js';
 import { abortable } from '../internal/abortable.js';
 import { formatTime } from '../internal/format-time.js';
+import { readJwtClaims } from '../internal/jwt-claims.js';
 import {
   type IdTokenSourceOptions,
   type ResolvedIdTokenSourceOptions,
@@ -52,13 +52,9 @@ interface CachedToken {
 function readExpiry(token: unknown): CachedToken | undefined {
   if (typeof token !== 'string') return undefined;
   const trimmed = token.trim();
-  try {
-    const { exp } = decodeJwt(trimmed);
-    if (typeof exp !== 'number' || !Number.isFinite(exp)) return undefined;
-    return { token: trimmed, expiresAt: exp * 1000 };
-  } catch {
-    return undefined;
-  }
+  const exp = readJwtClaims(trimmed)?.exp;
+  if (typeof exp !== 'number' || !Number.isFinite(exp)) return undefined;
+  return { token: trimmed, expiresAt: exp * 1000 };
 }
 
 class DefaultIdTokenSource implements IdTokenSource {
@@ -107,8 +103,14 @@ class DefaultIdTokenSource implements IdTokenSource {
       return { token: cached.token, inGrace: false, expiresAt: cached.expiresAt };
     }
 
+    // Within the cooldown after a provider failure the last good token is used, so a provider down
+    // with main does not slow every call. The provider is asked at once all the same when a
+    // service just refused that token (`forceRefresh`, after main's 401: a service answers again),
+    // and whenever there is no token to fall back on (the call could not go out without one: an
+    // app restarted offline recovers at its next call once the sign-in answers, not after the
+    // cooldown).
     const failure = this.#failure;
-    if (failure && this.#now() - failure.at < this.#providerRetryMs) {
+    if (failure && cached && !forceRefresh && this.#now() - failure.at < this.#providerRetryMs) {
       return this.#fallback(service, failure.error, forceRefresh);
     }
     let fresh: CachedToken;

@@ -1,11 +1,13 @@
 import { CliError } from './cli-error.js';
 import { type CliIo, processIo } from './cli-io.js';
 import { embedRoot } from './embed-root.js';
+import { standbyUsage } from './standby-usage.js';
 
 export const USAGE = `Usage: standby-licensing <command> [options]
 
 Commands:
   embed-root    Write a module (.ts, .js, .cjs, .json or .pem) embedding a root certificate
+  usage         Summarise what the standby granted (from the event service), per consumer and item
 
 Run \`standby-licensing <command> --help\` for a command's options.
 `;
@@ -25,6 +27,7 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
       return command === undefined ? 2 : 0;
     }
     if (command === 'embed-root') return await embedRoot(rest, io);
+    if (command === 'usage') return await standbyUsage(rest, io);
     io.stderr(`standby-licensing: unknown command "${command}"\n\n${USAGE}`);
     return 2;
   } catch (error) {

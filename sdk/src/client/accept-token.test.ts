@@ -268,7 +268,7 @@ describe('learnServiceTime', () => {
     const { context, clock } = trustContext({ local: { now: T0 } });
     learnServiceTime(context, { serviceTime: undefined }, []);
     expect(clock.anchored).toBe(false);
-    expect(clock.snapshot()).toEqual({ timeMark: 0, offsetMs: 0 });
+    expect(clock.snapshot()).toEqual({ timeMark: 0, offsetMs: 0, usedUntil: T0 });
   });
 });
 
@@ -317,7 +317,7 @@ describe('acceptKeptLease', () => {
     );
     expect(clock.mark).toBe(0);
     // 9 h local, 2 h on the services clock: corrected by the offset learnt (-7 h), it holds.
-    clock.restore({ timeMark: 0, offsetMs: -7 * HOUR });
+    clock.restore({ timeMark: 0, offsetMs: -7 * HOUR, usedUntil: 0 });
     await expect(acceptKeptLease(context, 'main', token, 'ItemA', fetch)).resolves.toBeDefined();
     expect(clock.mark).toBe(T0 + 2 * HOUR);
   });

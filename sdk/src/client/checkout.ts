@@ -1,5 +1,6 @@
 import { LicensingError } from '../errors.js';
 import { type AuthzItem, buildCheckoutQuery } from '../internal/authz-wire.js';
+import { loneSurrogateAt } from '../internal/lone-surrogate.js';
 import { RESERVED_ITEM_NAMES } from '../internal/wire-names.js';
 import { readDenial, toLease } from '../lease/lease.js';
 import { readLeaseToken } from '../lease/lease-token.js';
@@ -41,6 +42,16 @@ export function normalizeItems(items: readonly (string | CheckoutItem)[]): Authz
     }
     if (seen.has(item)) {
       throw invalid(`items[${i}] '${item}' is requested twice. Pass each item once.`);
+    }
+    for (const [what, text] of [
+      [`items[${i}]`, item],
+      [`items[${i}].licenseId`, licenseId],
+    ] as const) {
+      if (typeof text === 'string' && loneSurrogateAt(text) >= 0) {
+        throw invalid(
+          `${what} contains a lone UTF-16 surrogate, which no URL can carry. Fix the name (a surrogate pair cut in two).`,
+        );
+      }
     }
     if (licenseId !== undefined && (typeof licenseId !== 'string' || licenseId === '')) {
       throw invalid(

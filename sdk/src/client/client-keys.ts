@@ -1,6 +1,7 @@
 // The client's key source of each service: the roots that vouch for it, its JWK set loaded
 // through the transport (whose `Date` the clock may believe, see the clock), the attempt's budget
 // over reading the set and checking the key a token needs.
+import type { LicensingEventHub } from '../client-hooks.js';
 import type { ServiceKeys } from '../lease/service-keys.js';
 import { createServiceKeys } from '../lease/service-keys.js';
 import type { TrustedClock } from '../lease/trusted-clock.js';
@@ -22,13 +23,15 @@ export interface ClientKeysDeps {
   cooldownMs: number;
   /** `failover.attemptTimeoutMs`: the budget of a lookup that fetches. */
   attemptTimeoutMs: number;
+  /** Told of every JWK set fetched (`keysFetched`). */
+  events: LicensingEventHub;
 }
 
 /**
  * Creates the key sources of both services.
  *
  * @example
- * const keys = createClientKeys({ transport, clock, anchors, mainUrl, standbyUrl, cooldownMs, attemptTimeoutMs });
+ * const keys = createClientKeys({ transport, clock, anchors, mainUrl, standbyUrl, cooldownMs, attemptTimeoutMs, events });
  * const key = await keys.standby.keyFor(kid, { signal });
  */
 export function createClientKeys(deps: ClientKeysDeps): Record<LicensingService, ServiceKeys> {
@@ -44,6 +47,8 @@ export function createClientKeys(deps: ClientKeysDeps): Record<LicensingService,
         const { jwks, serviceTime } = await requestJwks(transport, service, signal);
         // A JWK set proves nothing about the time: believed only where it agrees (the clock).
         if (serviceTime !== undefined) clock.observeUnsigned(serviceTime);
+        const keyIds = jwks.keys.map((key) => key.kid).filter((kid) => typeof kid === 'string');
+        deps.events.emit('keysFetched', { service, keyIds });
         return jwks;
       },
       timeoutMs: attemptTimeoutMs,

@@ -11,8 +11,36 @@ import {
 } from '../errors.js';
 import { argument } from '../internal/validate-option.js';
 import type { Lease, LicensingLogger, LicensingService } from '../types.js';
-import type { LicensingStatus } from './licensing-client.js';
 import { MARK_INTERVAL_MS, type UseMark } from './use-mark.js';
+
+/**
+ * What a licensing client holds and how it reaches the services (`client.status()`): a frozen
+ * snapshot, the same object until something changes.
+ */
+export interface LicensingStatus {
+  /** The service the next call goes to first. */
+  readonly activeService: LicensingService;
+  /**
+   * The leases the client holds, valid on its clock: those from `checkout`, `renew`, `restore`,
+   * `checkoutProducts` and the keepers' renewals, in the order it got them (a renewal takes the
+   * place of the lease it renewed), minus those released and those expired. `verify` adds none.
+   */
+  readonly leases: readonly Lease[];
+  /**
+   * True when the client's last exchange got an answer from a licensing service (a lease, or a
+   * refusal such as a denied item or a dormant standby); false before the first exchange and after
+   * a call no service could serve (`SERVICE_UNAVAILABLE`).
+   */
+  readonly online: boolean;
+  /** The error of the last call that failed, until a later call succeeds. */
+  readonly lastError?: LicensingError;
+  /**
+   * Why the lease store could not be written (`LEASE_STORE_INVALID`, reason `unwritable`), until
+   * a save succeeds. The app keeps working on the leases it holds meanwhile; an offline restart
+   * may lack what was not saved.
+   */
+  readonly storeError?: LeaseStoreInvalidError;
+}
 
 /** What {@link createClientStatus} reads: plain values of the client, passed down. */
 export interface ClientStatusDeps {

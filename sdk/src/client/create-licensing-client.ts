@@ -14,6 +14,7 @@ import {
   type ResolvedLicensingClientOptions,
   resolveLicensingClientOptions,
 } from '../options/licensing-client.js';
+import { createLicensingTelemetry } from '../telemetry/licensing-telemetry.js';
 import { createLicensingTransport } from '../transport/licensing-transport.js';
 import type { Lease } from '../types.js';
 import { checkoutProducts } from './checkout-products.js';
@@ -26,7 +27,7 @@ import type { LicensingClient } from './licensing-client.js';
 import { observeStore } from './observed-store.js';
 import { preflight } from './preflight.js';
 import { restore } from './restore.js';
-import { createUseMark } from './use-mark.js';
+import { createUseMark, MARK_INTERVAL_MS } from './use-mark.js';
 import { verifyToken } from './verify-token.js';
 
 /**
@@ -53,7 +54,7 @@ import { verifyToken } from './verify-token.js';
  *   trust: { rootCertificates: [{ pem: ROOT_PEM, keyId: 'standby-key-1' }] },
  *   hardwareId: 'workstation-42',
  *   version: '3.1.0',
- *   on: { failover: (e) => console.warn('licensing on standby', e.cause) },
+ *   on: { failover: (e) => console.warn('licensing on standby:', (e.cause as Error).message) },
  * });
  * const { leases, denied } = await client.checkout(['ItemA']);
  * const keeper = client.keepAlive(leases); // renews at `refreshAt`, through failover
@@ -71,8 +72,8 @@ export interface ClientOverrides {
 }
 
 /**
- * Wires a client from resolved options: event hub → clock → credentials → transport → each
- * service's key source (loading its JWK set through the transport) and the lease state →
+ * Wires a client from resolved options: clock → telemetry → event hub → credentials → transport
+ * → each service's key source (loading its JWK set through the transport) and the lease state →
  * strategy → the operations. A checkout flows client → failover → transport → lease and back up
  * by return values; the key sources' loader is the one function handed down (as jose's remote
  * JWK set takes its fetch).
@@ -81,9 +82,21 @@ export function assembleLicensingClient(
   options: ResolvedLicensingClientOptions,
   overrides: ClientOverrides = {},
 ): LicensingClient {
-  const events = createEventHub(options.on, options.logger);
   const { clockToleranceMs: toleranceMs, unknownKidCooldownMs: cooldownMs } = options.trust;
-  const clock = createTrustedClock({ now: options.now, toleranceMs });
+  // A store write saves where the app was plus a minute, the longest it goes without one while it
+  // holds leases: a restart (killed, the clock set back) resumes no earlier than where it was.
+  const clock = createTrustedClock({
+    now: options.now,
+    toleranceMs,
+    restartChargeMs: MARK_INTERVAL_MS,
+  });
+  // Where the runtime has node:diagnostics_channel (docs/observability.md): the hub's events
+  // and the operations below are published there; elsewhere undefined, and nothing is.
+  const telemetry = createLicensingTelemetry({
+    secrets: [options.hardwareId, options.hardwareName],
+    clock,
+  });
+  const events = createEventHub(options.on, options.logger, telemetry?.publish);
   const anchors = parseTrustedRoots(options.trust.rootCertificates);
   const watchRoots = watchRootExpiry(anchors, clock.now, (info) =>
     events.emit('rootExpiring', info),
@@ -116,6 +129,7 @@ export function assembleLicensingClient(
     standbyUrl: options.standbyUrl,
     cooldownMs,
     attemptTimeoutMs: options.failover.attemptTimeoutMs,
+    events,
   });
   // Observed so that preflight can tell whether a write reached the store.
   const store = observeStore(options.leaseStore ?? createMemoryLeaseStore());
@@ -165,7 +179,11 @@ export function assembleLicensingClient(
     useMark,
     store: state,
   });
-  const tracked = createHeldOperations(context, status);
+  const operations = createHeldOperations(context, status);
+  // What the app's calls and the keepers run, each through telemetry where there is one.
+  const tracked = telemetry?.operations(operations) ?? operations;
+  const trace = <T>(name: 'restore' | 'verify', run: () => Promise<T>) =>
+    telemetry ? telemetry.run(name, {}, run) : run();
   const held = { held: (result: { leases: Lease[] }) => result.leases };
 
   const keepers = new Set<LeaseKeeper>();
@@ -228,9 +246,12 @@ export function assembleLicensingClient(
       open();
       return tracked.release(leases, callOptions);
     },
-    verify: async (token, verifyOptions) => verifyToken(open(), token, verifyOptions),
+    verify: async (token, verifyOptions) =>
+      trace('verify', async () => verifyToken(open(), token, verifyOptions)),
     restore: async (callOptions) =>
-      status.track(restore(open(), callOptions), { ...held, exchange: false }),
+      trace('restore', async () =>
+        status.track(restore(open(), callOptions), { ...held, exchange: false }),
+      ),
     async checkoutProducts(products, callOptions) {
       open();
       if (options.auth.kind !== 'idToken') {

@@ -1,5 +1,5 @@
 import type { LicensingEvents } from '../client-hooks.js';
-import type { LeaseStoreInvalidError, LicensingError } from '../errors.js';
+import type { LicensingError } from '../errors.js';
 import type { CloseOptions } from '../options/app-integration.js';
 import type {
   CallOptions,
@@ -8,7 +8,10 @@ import type {
   Lease,
   LicensingService,
 } from '../types.js';
+import type { LicensingStatus } from './client-status.js';
 import type { LeaseKeeper, LeaseKeeperOptions } from './lease-keeper.js';
+
+export type { LicensingStatus } from './client-status.js';
 
 /** Options of `client.verify`. */
 export interface VerifyOptions extends CallOptions {
@@ -46,35 +49,6 @@ export interface ProductCheckoutResult {
 export interface RestoreResult {
   /** The saved leases that are still valid, each verified again. */
   leases: Lease[];
-}
-
-/**
- * What a licensing client holds and how it reaches the services (`client.status()`): a frozen
- * snapshot, the same object until something changes.
- */
-export interface LicensingStatus {
-  /** The service the next call goes to first. */
-  readonly activeService: LicensingService;
-  /**
-   * The leases the client holds, valid on its clock: those from `checkout`, `renew`, `restore`,
-   * `checkoutProducts` and the keepers' renewals, in the order it got them (a renewal takes the
-   * place of the lease it renewed), minus those released and those expired. `verify` adds none.
-   */
-  readonly leases: readonly Lease[];
-  /**
-   * True when the client's last exchange got an answer from a licensing service (a lease, or a
-   * refusal such as a denied item or a dormant standby); false before the first exchange and after
-   * a call no service could serve (`SERVICE_UNAVAILABLE`).
-   */
-  readonly online: boolean;
-  /** The error of the last call that failed, until a later call succeeds. */
-  readonly lastError?: LicensingError;
-  /**
-   * Why the lease store could not be written (`LEASE_STORE_INVALID`, reason `unwritable`), until
-   * a save succeeds. The app keeps working on the leases it holds meanwhile; an offline restart
-   * may lack what was not saved.
-   */
-  readonly storeError?: LeaseStoreInvalidError;
 }
 
 /** Which part of the setup a preflight check looks at. */

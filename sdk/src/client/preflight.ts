@@ -11,6 +11,7 @@ import {
 } from '../errors.js';
 import { isStandbyEnabled } from '../failover/standby-status.js';
 import { formatTime } from '../internal/format-time.js';
+import { messageOf } from '../internal/message-of.js';
 import { assertPathValidAt, ChainError } from '../lease/certificate-chain.js';
 import { peekClaims } from '../lease/lease-token.js';
 import type { VerifiedKey } from '../lease/signing-key-check.js';
@@ -45,10 +46,6 @@ function skipped(id: PreflightCheckId, message: string): PreflightCheck {
 
 function failed(id: PreflightCheckId, message: string, error: LicensingError): PreflightCheck {
   return { id, ok: false, status: 'failed', message, error };
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /** The error a check reports: the transport's verdict, or a LicensingError wrapping anything. */

@@ -12,8 +12,9 @@ export const MARK_INTERVAL_MS = 60_000;
 export interface UseMark {
   /**
    * A held lease was found valid at `time` (the trusted time): the clock holds it (the running
-   * time and the mark rise to it), and a mark more than {@link MARK_INTERVAL_MS} past the saved
-   * one is saved. Returns that save when one started (it never rejects), else undefined.
+   * time and the mark rise to it, less a restart's charge), and a mark more than
+   * {@link MARK_INTERVAL_MS} past the saved one is saved. Returns that save when one started (it
+   * never rejects), else undefined.
    */
   used(time: number): Promise<void> | undefined;
   /** Saves the mark when it moved past the saved one (on close). Never rejects. */
@@ -41,7 +42,9 @@ export function createUseMark(deps: { clock: TrustedClock; state: LeaseState }):
   return {
     used(time) {
       clock.held(time);
-      if (saving || time <= state.savedMark() + MARK_INTERVAL_MS) return undefined;
+      // The mark, not `time`: a restart's charge is in `time` and never in the mark, so a charge
+      // over a minute would otherwise start a save after every save.
+      if (saving || clock.mark <= state.savedMark() + MARK_INTERVAL_MS) return undefined;
       return save();
     },
     async flush() {

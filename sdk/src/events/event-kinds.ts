@@ -100,7 +100,44 @@ export type UserMfaActivatedEvent = KnownEvent<'UserMfaActivated'>;
 /** @deprecated Since 6.0.0; sent only when turned on by configuration. */
 export type UserMfaDeactivatedEvent = KnownEvent<'UserMfaDeactivated'>;
 
-/** Every event kind the event service's specification names, as a union on `eventType`. */
+/**
+ * `data` of the standby's lease events (DECISIONS "Outage usage"): the lease, the request's
+ * device and app, and how the caller authenticated. For a release, `licenseId`,
+ * `licensedItemName`, `iat` and `exp` are those of the released lease, present when the standby
+ * knows it.
+ */
+export interface StandbyLeaseEventData {
+  leaseId?: string;
+  licenseId?: string;
+  licensedItemName?: string;
+  /** The lease's `iat`, seconds since the epoch. */
+  iat?: number;
+  /** The lease's `exp`, seconds since the epoch. */
+  exp?: number;
+  hw?: string;
+  hwName?: string;
+  process?: string;
+  version?: string;
+  /** The ID token's `email`, when it has one. */
+  email?: string;
+  authorization?: 'IdToken' | 'ServiceKeyHash';
+  /** How far past its `exp` the caller's ID token was, in seconds (0 inside it; at most 86 400). */
+  idTokenGraceSeconds?: number;
+}
+/**
+ * The standby granted a lease (`eventSourceId` `standby`, `eventObjectType` `consumer`,
+ * `eventObjectId` the caller's `sub` or `service-key-<16 hex>`).
+ */
+export type StandbyLeaseGrantedEvent = KnownEvent<'StandbyLeaseGranted', StandbyLeaseEventData>;
+/** The standby renewed a lease (its own or main's); the same object as a grant. */
+export type StandbyLeaseRenewedEvent = KnownEvent<'StandbyLeaseRenewed', StandbyLeaseEventData>;
+/** The standby was asked to release a lease; the same object as a grant. */
+export type StandbyLeaseReleasedEvent = KnownEvent<'StandbyLeaseReleased', StandbyLeaseEventData>;
+
+/**
+ * Every event kind the event service's specification names, and the standby's lease events, as a
+ * union on `eventType`.
+ */
 export type KnownLicensingEvent =
   | LicenseProvisionedEvent
   | LicenseRevokedEvent
@@ -120,7 +157,10 @@ export type KnownLicensingEvent =
   | ForgotPasswordResetEvent
   | UserPasswordCreatedEvent
   | UserMfaActivatedEvent
-  | UserMfaDeactivatedEvent;
+  | UserMfaDeactivatedEvent
+  | StandbyLeaseGrantedEvent
+  | StandbyLeaseRenewedEvent
+  | StandbyLeaseReleasedEvent;
 
 /** The `eventType` values of {@link KnownLicensingEvent}. */
 export type KnownEventType = KnownLicensingEvent['eventType'];

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { loadSigning } from './load-signing.js';
 
 describe('loadSigning', () => {
-  it('loads the jose signing module once and hands the same load to every caller', async () => {
+  it('loads the signing module once and hands the same load to every caller', async () => {
     const first = loadSigning();
     expect(loadSigning()).toBe(first);
     const signing = await first;

@@ -86,7 +86,7 @@ export async function signEventBatch(
       { cause },
     );
   }
-  // jose's signing code is loaded at first use (a lazy chunk for bundlers): reading feeds never
+  // The signing code is loaded at first use (a lazy chunk for bundlers): reading feeds never
   // pays for it.
   const { importSigningKey, signCompactJws } = await loadSigning();
   let key = context.keys.get(given);

@@ -41,7 +41,7 @@ function createSignedTokenSource(
   const inFlight = new Map<string, Promise<string>>();
 
   const sign = async (claim: string): Promise<string> => {
-    // jose's signing code is loaded at first use (a lazy chunk for bundlers).
+    // The signing code is loaded at first use (a lazy chunk for bundlers).
     const { importSigningKey, signJwt } = await loadSigning();
     key ??= importSigningKey(auth.privateKey, alg, 'auth.privateKey');
     const issuedAt = now();

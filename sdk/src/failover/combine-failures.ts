@@ -1,4 +1,5 @@
 import { isLicensingError, LicensingError, type LicensingErrorCode } from '../errors.js';
+import { messageOf } from '../internal/message-of.js';
 import { FailedAttempt } from '../transport/failed-attempt.js';
 
 /** Standby outcomes that keep their own code when both services failed. */
@@ -42,7 +43,7 @@ export function adviceFor(reason: NetworkReason | undefined): string {
 
 /** An error's message as a sentence (ending with a full stop). */
 export function sentenceOf(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = messageOf(error);
   return /[.!?]$/.test(message) ? message : `${message}.`;
 }
 

@@ -18,10 +18,13 @@ const IMMEDIATE_RETRY: ReadonlySet<FailureReason> = new Set([
   'tls',
 ]);
 
-/** Result of {@link tryMainAttempts}: the value, or the outage errors of every attempt. */
+/**
+ * Result of {@link tryMainAttempts}: the value, or the outage errors of every attempt and how the
+ * last one failed.
+ */
 export type MainAttemptsResult<T> =
   | { ok: true; value: T }
-  | { ok: false; errors: LicensingError[] };
+  | { ok: false; errors: LicensingError[]; reason: FailureReason };
 
 /**
  * Tries the main service up to `attempts` (default `mainAttempts`) times (Strategy A's and B's
@@ -40,6 +43,8 @@ export async function tryMainAttempts<T>(
 ): Promise<MainAttemptsResult<T>> {
   const { failover, random, events } = deps;
   const errors: LicensingError[] = [];
+  // How the last attempt failed ('network' until one did: p-retry always tries once).
+  let reason: FailureReason = 'network';
   const isOutage = (error: unknown): error is FailedAttempt =>
     error instanceof FailedAttempt && error.verdict.outage;
   try {
@@ -53,6 +58,7 @@ export async function tryMainAttempts<T>(
         if (!isOutage(error)) return;
         const { verdict } = error;
         errors.push(verdict.error);
+        reason = verdict.reason;
         const retryInMs =
           retriesLeft === 0
             ? undefined
@@ -79,7 +85,7 @@ export async function tryMainAttempts<T>(
     return { ok: true, value };
   } catch (error) {
     if (signal?.aborted) throw signal.reason;
-    if (isOutage(error)) return { ok: false, errors };
+    if (isOutage(error)) return { ok: false, errors, reason };
     if (error instanceof FailedAttempt) throw error.verdict.error;
     throw error;
   }

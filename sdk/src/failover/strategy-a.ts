@@ -97,6 +97,7 @@ export function createStrategyA(deps: StrategyDeps): FailoverStrategy {
           from: 'main',
           to: 'standby',
           strategy: 'A',
+          reason: main ? main.reason : NOT_TRIED,
           cause: mainErrors.at(-1),
         });
       }

@@ -2,7 +2,7 @@ import type { FailbackReason } from '../client-hooks.js';
 import { LicensingError } from '../errors.js';
 import { abortable } from '../internal/abortable.js';
 import { FailedAttempt } from '../transport/failed-attempt.js';
-import type { LicensingService } from '../types.js';
+import type { FailureReason, LicensingService } from '../types.js';
 import { combineFailures } from './combine-failures.js';
 import { runOnMain, tryMainAttempts } from './main-attempts.js';
 import { isMainReachable } from './main-probe.js';
@@ -81,11 +81,11 @@ export function createStrategyB(deps: StrategyDeps): FailoverStrategy {
     (probeTimer as { unref?: () => void }).unref?.();
   };
 
-  const switchToStandby = (cause: unknown) => {
+  const switchToStandby = (reason: FailureReason, cause: unknown) => {
     if (active === 'standby') return;
     active = 'standby';
     failedProbes = 0;
-    deps.events.emit('failover', { from: 'main', to: 'standby', strategy: 'B', cause });
+    deps.events.emit('failover', { from: 'main', to: 'standby', strategy: 'B', reason, cause });
     scheduleProbe();
   };
 
@@ -141,7 +141,7 @@ export function createStrategyB(deps: StrategyDeps): FailoverStrategy {
             { cause: new AggregateError(main.errors, 'main attempts') },
           );
         }
-        switchToStandby(main.errors.at(-1));
+        switchToStandby(main.reason, main.errors.at(-1));
       }
       const standby = await tryStandby(operation, signal);
       if (standby.ok) return standby.value;

@@ -95,7 +95,12 @@ function createValidators(fail: (name: string, message: string) => never): Valid
       for (const key of Object.keys(value)) {
         if (!allowed.includes(key)) {
           const path = name ? `${name}.${key}` : key;
-          fail(path, `Unknown option \`${path}\``);
+          const near = closest(key, allowed);
+          const hint =
+            near === undefined
+              ? `Remove it; the known ones are ${allowed.map((a) => `\`${a}\``).join(', ')}.`
+              : `Did you mean \`${name ? `${name}.${near}` : near}\`? Fix its name, or remove it.`;
+          fail(path, `Unknown option \`${path}\`. ${hint}`);
         }
       }
     },
@@ -108,9 +113,52 @@ function createValidators(fail: (name: string, message: string) => never): Valid
   return validators;
 }
 
+/**
+ * The known name closest to `key`: the same but for case, or at most two edits away (a
+ * substitution, insertion, deletion or swap of neighbours), when exactly one is that close.
+ */
+export function closest(key: string, known: readonly string[]): string | undefined {
+  const lower = key.toLowerCase();
+  const sameButCase = known.filter((name) => name.toLowerCase() === lower);
+  if (sameButCase.length > 0) return sameButCase[0];
+  let best: string | undefined;
+  let bestDistance = 3;
+  let ties = 0;
+  for (const name of known) {
+    const distance = editDistance(lower, name.toLowerCase());
+    if (distance < bestDistance) {
+      best = name;
+      bestDistance = distance;
+      ties = 1;
+    } else if (distance === bestDistance) {
+      ties += 1;
+    }
+  }
+  return ties === 1 ? best : undefined;
+}
+
+/** Optimal string alignment distance (Levenshtein plus swaps of neighbours). */
+function editDistance(a: string, b: string): number {
+  const rows = Array.from({ length: a.length + 1 }, (_, i) => [i, ...new Array<number>(b.length)]);
+  for (let j = 0; j <= b.length; j++) rows[0]![j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let best = Math.min(rows[i - 1]![j]! + 1, rows[i]![j - 1]! + 1, rows[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
+        best = Math.min(best, rows[i - 2]![j - 2]! + 1);
+      }
+      rows[i]![j] = best;
+    }
+  }
+  return rows[a.length]![b.length]!;
+}
+
 /** Validators for construction options: throw {@link InvalidOptionError}. */
 export const option: Validators = createValidators((name, message) => {
-  throw new InvalidOptionError(name, message);
+  // Messages that already end with what to do keep their own instruction.
+  const advice = /\.$/.test(message) ? '' : `. Fix the \`${name}\` option.`;
+  throw new InvalidOptionError(name, `${message}${advice}`);
 });
 
 /** Validators for per-call arguments: throw LicensingError `INVALID_ARGUMENT`. */

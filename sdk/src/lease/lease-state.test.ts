@@ -85,7 +85,8 @@ function setup(options: Setup = {}) {
   const local = options.local ?? { now: T0 };
   const store = options.store ?? createMemoryLeaseStore();
   const clock =
-    options.clock ?? createTrustedClock({ now: () => local.now, toleranceMs: TOLERANCE });
+    options.clock ??
+    createTrustedClock({ now: () => local.now, monotonic: () => 0, toleranceMs: TOLERANCE });
   const keys = options.keys ?? { main: fakeKeys('main'), standby: fakeKeys('standby') };
   const logger = 'logger' in options ? options.logger : { warn: vi.fn() };
   const state = createLeaseState({ store, clock, keys, toleranceMs: TOLERANCE, logger });
@@ -277,6 +278,8 @@ describe('createLeaseState', () => {
         keys: { main: [{ kid: 'm' }], standby: [{ kid: 's' }] },
         timeMark: T0 + 3_000,
         offsetMs: 3_000,
+        // Where the app was (no restart charge configured here): a restart resumes there.
+        usedUntil: T0 + 3_000,
       });
     });
 
@@ -334,7 +337,9 @@ describe('createLeaseState', () => {
       const { state, store, clock } = setup();
       clock.raise(T0 + 42);
       await state.persist();
-      expect(await documentIn(store)).toEqual(documentWith({ timeMark: T0 + 42 }));
+      expect(await documentIn(store)).toEqual(
+        documentWith({ timeMark: T0 + 42, usedUntil: T0 + 42 }),
+      );
     });
 
     it('merges the leases of a store read late with those of this session, this session winning', async () => {

@@ -1,4 +1,5 @@
 import { isLicensingError, LeaseStoreInvalidError } from '../errors.js';
+import { messageOf } from '../internal/message-of.js';
 import type { Lease, LeaseStore, LicensingLogger, LicensingService, SavedLease } from '../types.js';
 import { peekClaims } from './lease-token.js';
 import type { ServiceKeys } from './service-keys.js';
@@ -60,10 +61,6 @@ function leaseIdOf(token: string): string | undefined {
   return typeof jti === 'string' ? jti : undefined;
 }
 
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
 /**
  * Creates the client's {@link LeaseState} on `deps.store`.
  *
@@ -104,6 +101,7 @@ export function createLeaseState(deps: LeaseStateDeps): LeaseState {
       clock.restore({
         timeMark: Math.max(clock.mark, document.timeMark),
         offsetMs: document.offsetMs,
+        usedUntil: document.usedUntil ?? document.timeMark,
       });
     }
     return { trusted: true };

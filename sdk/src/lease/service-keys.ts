@@ -10,6 +10,9 @@ import { jwkFingerprint, type VerifiedKey, verifySigningKey } from './signing-ke
 
 type Jwk = Record<string, unknown>;
 
+/** The most JWKs of one kid in a set that are checked (bounded work on a hostile set). */
+export const MAX_CANDIDATES_PER_KID = 4;
+
 /** What {@link createServiceKeys} needs. */
 export interface ServiceKeysOptions {
   service: LicensingService;
@@ -128,8 +131,12 @@ export function createServiceKeys(options: ServiceKeysOptions): ServiceKeys {
   const trusted = new Map<string, Trusted>();
   /** JWKs the lease store kept, by kid, not checked yet. */
   const kept = new Map<string, Jwk>();
-  /** JWKs the last fetched set published, by kid, not checked yet. */
-  let published = new Map<string, Jwk>();
+  /**
+   * JWKs the last fetched set published, by kid, not checked yet: the first
+   * {@link MAX_CANDIDATES_PER_KID} under each kid, in the set's order (a set may publish a foreign
+   * key under a genuine kid beside the genuine one; each is checked in turn until one passes).
+   */
+  let published = new Map<string, Jwk[]>();
   const refused = new Map<string, Refusal>();
   /** Checks in flight by kid (concurrent callers share one). */
   const checking = new Map<string, Promise<VerifiedKey | undefined>>();
@@ -170,13 +177,13 @@ export function createServiceKeys(options: ServiceKeysOptions): ServiceKeys {
   };
 
   /**
-   * The key of `kid` after checking its candidates: the one the store kept first, then the one
-   * the last set published. A candidate leaves once checked, trusted or refused.
+   * The key of `kid` after checking its candidates: the one the store kept first, then those the
+   * last set published, until one is trusted. A candidate leaves once checked, trusted or refused.
    */
   const settle = (kid: string): Promise<VerifiedKey | undefined> => {
     const inFlight = checking.get(kid);
     if (inFlight) return inFlight;
-    const candidates = [kept.get(kid), published.get(kid)].filter(
+    const candidates = [kept.get(kid), ...(published.get(kid) ?? [])].filter(
       (jwk): jwk is Jwk => jwk !== undefined,
     );
     if (candidates.length === 0) return Promise.resolve(trusted.get(kid)?.key);
@@ -187,7 +194,9 @@ export function createServiceKeys(options: ServiceKeysOptions): ServiceKeys {
           if (key) return key;
         } finally {
           if (kept.get(kid) === jwk) kept.delete(kid);
-          if (published.get(kid) === jwk) published.delete(kid);
+          const left = published.get(kid)?.filter((other) => other !== jwk);
+          if (left?.length) published.set(kid, left);
+          else published.delete(kid);
         }
       }
       return trusted.get(kid)?.key;
@@ -202,7 +211,11 @@ export function createServiceKeys(options: ServiceKeysOptions): ServiceKeys {
     fetching ??= (async () => {
       const jwks = keysOf(await load(new AbortController().signal));
       lastSet = jwks;
-      published = new Map(jwks.map((jwk) => [jwk.kid as string, jwk]));
+      published = new Map();
+      for (const jwk of jwks) {
+        const same = published.get(jwk.kid as string) ?? [];
+        if (same.length < MAX_CANDIDATES_PER_KID) published.set(jwk.kid as string, [...same, jwk]);
+      }
       // A trusted kid republished with a new chain for its key: checked now, so an expiring
       // certificate can be replaced (only trusted kids: bounded by what the app already holds).
       await Promise.all(

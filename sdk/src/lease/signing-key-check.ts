@@ -1,5 +1,6 @@
 import { base64url } from 'jose';
 import { TokenInvalidError } from '../errors.js';
+import { messageOf } from '../internal/message-of.js';
 import { createRs256Verifier, type Rs256Verify } from '../internal/platform/rs256-verifier.js';
 import type { LicensingService } from '../types.js';
 import {
@@ -14,10 +15,6 @@ export interface VerifiedKey {
   verify: Rs256Verify;
   /** Every certificate of the path with its validity, checked again on each use. */
   validity: PathValidity[];
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /** Big-endian unsigned integer bytes without leading zeros, from base64url. */

@@ -83,6 +83,13 @@ function checkTimes(state: SavedLicensingState): void {
   if (!Number.isFinite(offsetMs) || Math.abs(offsetMs) > MAX_CLOCK_SKEW_MS) {
     throw edited('its clock offset is missing, not a number or more than 24 h');
   }
+  const { usedUntil } = state;
+  if (
+    usedUntil !== undefined &&
+    !(Number.isFinite(usedUntil) && usedUntil >= 0 && usedUntil <= MAX_TIME_MS)
+  ) {
+    throw edited('its used-until time is not a time');
+  }
   for (const lease of state.leases) {
     const iat = peekClaims(lease.token)?.iat;
     if (typeof iat === 'number' && iat * 1000 > timeMark) {
@@ -124,6 +131,7 @@ export function readStoreDocument(input: unknown): SavedLicensingState {
       keys: { main: readKeyList(keys.main, 'main'), standby: readKeyList(keys.standby, 'standby') },
       timeMark: value.timeMark as number,
       offsetMs: value.offsetMs as number,
+      ...(value.usedUntil === undefined ? {} : { usedUntil: value.usedUntil as number }),
     };
   } else if (value.version === 1) {
     state = {

@@ -24,6 +24,11 @@ export interface ClockState {
   timeMark: number;
   /** The services' clock minus the local clock, in ms, as last learnt online. */
   offsetMs: number;
+  /**
+   * The trusted time a restart resumes at, at least, in ms: the time judged on when the store was
+   * written, plus the `restartChargeMs` that may pass before the next write.
+   */
+  usedUntil: number;
 }
 
 /** What an answer of a service says about the services' time, in ms since the epoch. */
@@ -43,7 +48,9 @@ export interface TrustedClock {
   /**
    * The trusted time every validity judgement uses: the largest of {@link TrustedClock.corrected},
    * the running time (the last trusted time judged on plus the monotonic time elapsed since) and
-   * the time mark. A clock set back while the app runs does not move it back.
+   * the time mark, plus the charge of a restart: the time the app before it had reached (kept in
+   * the store as `usedUntil`, saved ahead by `restartChargeMs`) less where this start's clocks
+   * read. A clock set back while the app runs, or before a restart, does not move it back.
    */
   now(): number;
   /** The services' clock minus the local clock, in ms. */
@@ -82,8 +89,9 @@ export interface TrustedClock {
    */
   observeUnsigned(date: number): void;
   /**
-   * A lease was found valid at `time` (the client's trusted time): the running time and the mark
-   * rise to it.
+   * A lease was found valid at `time` (the client's trusted time, {@link TrustedClock.now}): the
+   * running time and the mark rise to it, less the restart's charge (a charge is time used up, not
+   * a time seen: quick restarts are no rollback).
    */
   held(time: number): void;
   /** The mark rises to at least `time` (ms), e.g. a verified lease's `iat`. */
@@ -110,6 +118,12 @@ export interface TrustedClockOptions {
   monotonic?: () => number;
   /** Clock difference tolerated before a clock counts as set back, in ms. */
   toleranceMs: number;
+  /**
+   * How far ahead of the time judged on a store write saves `usedUntil`, in ms: at least the
+   * longest a running client goes without writing its store, so that a restart (after a kill, with
+   * the clock set back) resumes no earlier than where the app was. Default 0.
+   */
+  restartChargeMs?: number;
 }
 
 /** A trusted time and the monotonic reading when it was taken. */
@@ -134,6 +148,9 @@ export function createTrustedClock(options: TrustedClockOptions): TrustedClock {
   let offsetMs = 0;
   let mark = 0;
   let anchored = false;
+  const restartChargeMs = options.restartChargeMs ?? 0;
+  /** This start's charge: how far the time a restart resumes at is ahead of its clocks. */
+  let chargeMs = 0;
   /** The last trusted time judged on (running time). */
   let anchor: Anchor | undefined;
   /** The last services' time believed. */
@@ -142,7 +159,9 @@ export function createTrustedClock(options: TrustedClockOptions): TrustedClock {
   const since = (from: Anchor | undefined) =>
     from === undefined ? Number.NEGATIVE_INFINITY : from.time + (monotonic() - from.at);
   const corrected = () => local() + offsetMs;
-  const now = () => Math.max(corrected(), since(anchor), mark);
+  /** The trusted time of the clocks, without the restart's charge. */
+  const base = () => Math.max(corrected(), since(anchor), mark);
+  const now = () => base() + chargeMs;
   /** Within the offset the SDK learns of the local clock. */
   const believable = (time: number) =>
     Number.isFinite(time) && Math.abs(time - local()) <= MAX_CLOCK_SKEW_MS;
@@ -181,6 +200,7 @@ export function createTrustedClock(options: TrustedClockOptions): TrustedClock {
       anchor = { time, at: monotonic() };
       signed = { time: servicesTime, at: monotonic() };
       mark = servicesTime;
+      chargeMs = 0;
       anchored = true;
       return true;
     },
@@ -192,9 +212,12 @@ export function createTrustedClock(options: TrustedClockOptions): TrustedClock {
       if (date > mark) mark = date;
     },
     held(time) {
-      if (!(time <= MAX_TIME_MS)) return;
-      if (time > since(anchor)) anchor = { time, at: monotonic() };
-      if (time > mark) mark = time;
+      // The restart's charge is lease time used up, not a time seen: it never becomes the
+      // running time or the mark (a quick honest restart is no rollback).
+      const at = time - chargeMs;
+      if (!(at <= MAX_TIME_MS)) return;
+      if (at > since(anchor)) anchor = { time: at, at: monotonic() };
+      if (at > mark) mark = at;
     },
     raise(time) {
       if (time > mark && time <= MAX_TIME_MS) mark = time;
@@ -210,7 +233,12 @@ export function createTrustedClock(options: TrustedClockOptions): TrustedClock {
     restore(state) {
       offsetMs = state.offsetMs;
       mark = state.timeMark;
+      chargeMs = Math.max(0, Math.min(state.usedUntil - base(), MAX_CLOCK_SKEW_MS));
     },
-    snapshot: () => ({ timeMark: mark, offsetMs }),
+    snapshot: () => ({
+      timeMark: mark,
+      offsetMs,
+      usedUntil: Math.min(now() + restartChargeMs, MAX_TIME_MS),
+    }),
   };
 }

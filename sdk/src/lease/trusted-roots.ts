@@ -1,6 +1,7 @@
 import type { RootExpiringInfo } from '../client-hooks.js';
 import { LicensingError } from '../errors.js';
 import { parseCertificate } from '../internal/certificate.js';
+import { messageOf } from '../internal/message-of.js';
 import { parsePemBlocks } from '../internal/pem.js';
 import type { LicensingService, TrustedRoot } from '../types.js';
 import type { TrustAnchor } from './certificate-chain.js';
@@ -14,10 +15,6 @@ export interface ParsedRoot extends TrustAnchor {
 
 const ROOT_WARNING_MS = 90 * 86_400_000;
 const DAY_MS = 86_400_000;
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 /**
  * Parses the app's embedded roots (PEM text, CRLF and surrounding text tolerated).

@@ -1,6 +1,7 @@
 // The one rule for what a hardware id (or its label) may hold (DECISIONS.md "Trust while the app
 // runs (fourth wave)"): what the wire carries whole. The services split `hw=<id>;name=<label>` at
 // `;`, so an id with one comes back cut and every lease is refused as another device's.
+import { loneSurrogateAt } from '../internal/lone-surrogate.js';
 
 /** Longest hardware id or label, in characters. */
 export const MAX_HARDWARE_TEXT_LENGTH = 256;
@@ -18,8 +19,8 @@ function describe(char: string): string {
 
 /**
  * Why `value` cannot be a hardware id or label, or undefined when it can: it must be a non-empty
- * string of at most {@link MAX_HARDWARE_TEXT_LENGTH} characters with no `;` and no control
- * character. The text names the character, for a message that says what to fix.
+ * string of at most {@link MAX_HARDWARE_TEXT_LENGTH} characters with no `;`, no control
+ * character and no lone UTF-16 surrogate (which no URL can carry). The text names the character, for a message that says what to fix.
  *
  * @example
  * hardwareTextProblem('pc-1;rack'); // "contains ';' at position 5"
@@ -33,6 +34,8 @@ export function hardwareTextProblem(value: unknown): string | undefined {
   for (let i = 0; i < value.length; i++) {
     if (refused(value.charCodeAt(i))) return `contains ${describe(value[i]!)} at position ${i + 1}`;
   }
+  const lone = loneSurrogateAt(value);
+  if (lone >= 0) return `contains a lone UTF-16 surrogate at position ${lone + 1}`;
   return undefined;
 }
 

@@ -14,9 +14,10 @@ export interface LeaseVerifierOptions {
   /** Allowed clock difference for `exp`, `iat`, `nbf` and certificate validity, in ms. Default: 60 000. */
   clockToleranceMs?: number;
   /**
-   * After a JWKS refetch still lacks a `kid`, or its key failed the chain check, tokens with that
-   * `kid` fail without another fetch for this long, in ms (so a stream of bad tokens cannot
-   * hammer the service, while a corrected JWKS is picked up after it). Default: 30 000.
+   * After a JWKS fetch brought no trusted key for a `kid` (it lacked it, or its key failed the
+   * chain check), no other fetch for an unknown `kid` of that service happens for this long,
+   * whatever the `kid`, in ms (so a stream of bad tokens cannot hammer the service, while a
+   * corrected JWKS is picked up after it). Default: 30 000.
    */
   unknownKidCooldownMs?: number;
   /** When set, every lease must carry this `hw` (bound to this device). Default: not checked. */

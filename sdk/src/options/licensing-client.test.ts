@@ -26,6 +26,21 @@ describe('resolveLicensingClientOptions', () => {
     expect(resolved.auth.kind).toBe('idToken');
   });
 
+  it('says what trust is and how to embed roots when it is missing', () => {
+    const { trust: _, ...withoutTrust } = base;
+    const missing = () =>
+      resolveLicensingClientOptions(withoutTrust as unknown as LicensingClientOptions);
+    expect(missing).toThrow(InvalidOptionError);
+    expect(missing).toThrow(/rootCertificates.*embed-root/);
+    expect(resolveWith({ trust: { rootCertificates: [] } })).toThrow(/embed-root/);
+  });
+
+  it('suggests the known option closest to a misspelt one', () => {
+    expect(resolveWith({ hardwareld: 'pc-1' })).toThrow(
+      'Unknown option `hardwareld`. Did you mean `hardwareId`? Fix its name, or remove it.',
+    );
+  });
+
   it("takes each root's service, and never a key id of main's root for the standby", () => {
     const resolved = resolveLicensingClientOptions({
       ...base,
@@ -59,6 +74,11 @@ describe('resolveLicensingClientOptions', () => {
     ],
     ['bad mainUrl', { mainUrl: 'not a url' }, /`mainUrl`/],
     ['ftp standbyUrl', { standbyUrl: 'ftp://x' }, /`standbyUrl`/],
+    [
+      'standbyUrl equal to mainUrl',
+      { standbyUrl: 'https://MAIN.example//' },
+      /`standbyUrl` to differ from `mainUrl`/,
+    ],
     ['auth without scheme', { auth: {} }, /`auth`/],
     ['auth.idToken not a function', { auth: { idToken: 'abc' } }, /`auth.idToken`/],
     ['bad hash', { auth: { serviceKeyHash: 'xyz' } }, /`auth.serviceKeyHash`/],

@@ -1,6 +1,7 @@
 // The licensing client's options: their types and the one resolver that validates them (every
 // default in `DEFAULTS`). Downstream code only ever sees the resolved shape.
 import type { LicensingEventHooks } from '../client-hooks.js';
+import { loneSurrogateAt } from '../internal/lone-surrogate.js';
 import { option } from '../internal/validate-option.js';
 import type { IdTokenStore, LeaseStore, LicensingLogger, TrustedRoot } from '../types.js';
 import { DEFAULTS, MAX_GRACE_MS } from './defaults.js';
@@ -23,7 +24,10 @@ export interface IdTokenAuthOptions {
   graceMs?: number;
   /** How long a call waits for `idToken()` before using the fallback, in ms. Default 10 000. */
   providerTimeoutMs?: number;
-  /** After `idToken()` fails, how long to skip asking it again, in ms. Default 30 000. */
+  /**
+   * After `idToken()` fails, how long to skip asking it again, in ms, unless main refuses the
+   * last good token meanwhile (a 401: a service answers, so it is asked at once). Default 30 000.
+   */
   providerRetryMs?: number;
 }
 
@@ -111,8 +115,10 @@ export interface TrustOptions {
    */
   clockToleranceMs?: number;
   /**
-   * After a JWKS refetch still lacks a `kid`, or its key failed the chain check, tokens with that
-   * `kid` are refused without another fetch for this long, in ms. Default 30 000.
+   * After a fetch of a service's JWK set brought no trusted key for a `kid` (it lacked it, or its
+   * key failed the chain check), no other fetch for an unknown `kid` of that service happens for
+   * this long, whatever the `kid`: tokens with such a `kid` are refused meanwhile, in ms. Default
+   * 30 000.
    */
   unknownKidCooldownMs?: number;
 }
@@ -264,6 +270,7 @@ const EVENT_NAMES = [
   'rootExpiring',
   'circuitOpen',
   'circuitClose',
+  'keysFetched',
 ];
 const HTTP_TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
@@ -408,6 +415,12 @@ function resolveFailover(value: unknown): ResolvedFailoverOptions {
 }
 
 function resolveTrust(value: unknown): ResolvedLicensingClientOptions['trust'] {
+  if (value === undefined) {
+    option.fail(
+      'trust',
+      'Missing `trust`: the root certificates every lease must chain to, `{ rootCertificates: [rootCertificate] }`, compiled into the app. Embed them with `npx standby-licensing embed-root` (see its --help).',
+    );
+  }
   const trust = option.object('trust', value);
   option.knownKeys('trust', trust, [
     'rootCertificates',
@@ -418,7 +431,7 @@ function resolveTrust(value: unknown): ResolvedLicensingClientOptions['trust'] {
   if (!Array.isArray(roots) || roots.length === 0) {
     option.fail(
       'trust.rootCertificates',
-      'Expected `trust.rootCertificates` to be a non-empty array',
+      'Expected `trust.rootCertificates` to be a non-empty array of the roots every lease must chain to (`{ pem, keyId?, service? }`). Embed them with `npx standby-licensing embed-root` (see its --help).',
     );
   }
   const rootCertificates = (roots as unknown[]).map((root, i): TrustedRoot => {
@@ -488,6 +501,18 @@ function resolveHooks(value: unknown): LicensingEventHooks {
   return hooks as LicensingEventHooks;
 }
 
+/** A non-empty string a URL can carry (no lone UTF-16 surrogate), or undefined. */
+function resolveWireText(name: string, value: unknown): string | undefined {
+  const text = option.string(name, value);
+  if (text !== undefined && loneSurrogateAt(text) >= 0) {
+    option.fail(
+      name,
+      `\`${name}\` contains a lone UTF-16 surrogate at position ${loneSurrogateAt(text) + 1}, which no URL can carry. Fix the text (a surrogate pair cut in two).`,
+    );
+  }
+  return text;
+}
+
 /** A hardware id or label the wire carries whole (see `hardware-id.ts`), or undefined. */
 function resolveHardwareText(name: string, value: unknown): string | undefined {
   if (value === undefined) return undefined;
@@ -520,16 +545,25 @@ export function resolveLicensingClientOptions(
   const trust = resolveTrust(o.trust);
   const logger = o.logger;
   if (logger !== undefined) option.requireFn('logger.warn', option.object('logger', logger).warn);
+  const mainUrl = resolveServiceUrl('mainUrl', o.mainUrl);
+  const standbyUrl = resolveServiceUrl('standbyUrl', o.standbyUrl);
+  if (standbyUrl === mainUrl) {
+    // Failover to the same URL would only retry main: a copy-paste slip, never a setup.
+    option.fail(
+      'standbyUrl',
+      `Expected \`standbyUrl\` to differ from \`mainUrl\` (both are ${mainUrl}): give the standby service's own base URL`,
+    );
+  }
   return {
-    mainUrl: resolveServiceUrl('mainUrl', o.mainUrl),
-    standbyUrl: resolveServiceUrl('standbyUrl', o.standbyUrl),
+    mainUrl,
+    standbyUrl,
     auth: resolveAuth(o.auth),
     failover: resolveFailover(o.failover),
     trust,
     signingKeyIds: signingKeyIdsOf(trust.rootCertificates),
     hardwareId: resolveHardwareText('hardwareId', o.hardwareId),
     hardwareName: resolveHardwareText('hardwareName', o.hardwareName),
-    version: option.string('version', o.version),
+    version: resolveWireText('version', o.version),
     names: resolveNames(o.names),
     leaseStore: resolveLeaseStore(o.leaseStore),
     fetch: resolveFetch(o),

@@ -1,7 +1,8 @@
-// The testing kit, `@standby-licensing/sdk/testing`: msw 2 handler factories that break the main
-// licensing service and set the standby's state, scenario helpers for the common outage drills,
-// and a request recorder. msw is an optional peer dependency; nothing here imports `msw/node`,
-// so the same handlers serve `setupServer` (Node) and `setupWorker` (browsers).
+// The testing kit, `@standby-licensing/sdk/testing`: fake main and standby services that sign
+// real leases (`createFakeLicensing`), msw 2 handler factories that break the main licensing
+// service and set the standby's state, scenario helpers for the common outage drills, and a
+// request recorder. msw is an optional peer dependency; nothing here imports `msw/node`, so the
+// same handlers serve `setupServer` (Node) and `setupWorker` (browsers).
 
 export { type DelayServiceOptions, delayService } from './delay-service.js';
 export {
@@ -17,7 +18,17 @@ export {
   htmlErrorPage,
   type StatusFailure,
 } from './failure.js';
+export {
+  createFakeLicensing,
+  type FakeIdTokenOptions,
+  type FakeLicensing,
+  type FakeLicensingKeys,
+  type FakeLicensingOptions,
+  type FakeRoot,
+  type FakeServiceKeys,
+} from './fake-licensing.js';
 export { type FlakyServiceOptions, flakyService } from './flaky-service.js';
+export type { FakeJwk } from './internal/fake-pki.js';
 export {
   type MainRateLimitedOptions,
   type MainServerErrorOptions,

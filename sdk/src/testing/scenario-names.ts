@@ -11,7 +11,7 @@
  * - `main-jwks-outage`: only main's JWKS fails (503).
  * - `idp-down`: the ID-token issuer resets every connection; main and the standby are up.
  * - `captive-portal`: main answers 200 with an HTML login page.
- * - `standby-slow`: the standby answers every request 2.5 s late.
+ * - `standby-slow`: the standby answers every request 2.5 s late (`delayMs` in msw).
  * - `standby-down`: the standby resets every connection.
  * - `events-down`: the event data service resets every connection.
  *

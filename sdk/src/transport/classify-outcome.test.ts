@@ -1,6 +1,7 @@
 import { fakeToken } from '@test/helpers/fake-licensing.js';
 import { TimeoutError } from 'ky';
 import { describe, expect, it } from 'vitest';
+import { NetworkSetupError } from '../internal/network-setup-error.js';
 import { ProxyRouteError } from '../internal/proxy-route-error.js';
 import type { FailureReason } from '../types.js';
 import {
@@ -137,7 +138,7 @@ describe('classifyOutcome', () => {
     expect(verdict).toMatchObject({ ok: false, outage: true, reason: 'malformed-body' });
     if (verdict.ok) return;
     expect(verdict.error.code).toBe('SERVICE_UNAVAILABLE');
-    const what = expect_.kind === 'json' ? expect_.what : expect_.kind === 'tokens' ? '2 JWTs' : '';
+    const what = expect_.kind === 'none' ? '' : expect_.what;
     expect(verdict.error.message).toContain(what);
   });
 
@@ -364,5 +365,35 @@ describe('classifyOutcome: the network in the way', () => {
         );
       }
     }
+  });
+});
+
+describe('classifyOutcome: the SDK set up so that it cannot send', () => {
+  it.each([
+    [
+      'the network module missing',
+      new NetworkSetupError("The SDK's network module ... could not be loaded (x). Keep ..."),
+    ],
+    [
+      'undici missing behind a proxy',
+      new TypeError('wrapped', { cause: new NetworkSetupError('undici ... could not be loaded') }),
+    ],
+    [
+      // The CommonJS build's copy of the class: found by name.
+      'a copy of the class',
+      Object.assign(new Error('module could not be loaded'), { name: 'NetworkSetupError' }),
+    ],
+  ])('%s: INVALID_ARGUMENT, reason network-setup, no outage', (_name, error) => {
+    const verdict = classifyOutcome(
+      { kind: 'error', url: URL_, error, timedOut: false },
+      { service: 'main', expect: expectTokens(1), now: NOW },
+    );
+    expect(verdict).toMatchObject({
+      ok: false,
+      outage: false,
+      reason: 'setup',
+      error: { code: 'INVALID_ARGUMENT', reason: 'network-setup', cause: error },
+    });
+    if (!verdict.ok) expect(verdict.error.message).toMatch(/could not be loaded.*\.$/);
   });
 });

@@ -34,13 +34,16 @@ export type FailureVerdict = Exclude<Verdict, { ok: true }>;
  * What a successful body must be. Anything else in a 2xx answer (a proxy's page, a broken
  * deployment) is an outage of the service, built here for every caller:
  * - `none`: any body;
- * - `tokens`: exactly `count` compact JWS joined by `&` (`application/jwt`);
- * - `json`: JSON that `read` accepts (it throws otherwise; its return value is the verdict's
- *   `value`), `what` naming it in the message.
+ * - `tokens`: `count` compact JWS joined by `&` (`application/jwt`), as `read` accepts the body
+ *   text ({@link expectTokens});
+ * - `json`: JSON that `read` accepts.
+ *
+ * `read` throws for a body it refuses; its return value is the verdict's `value`; `what` names
+ * what was expected, in the message.
  */
 export type ExpectedBody =
   | { kind: 'none' }
-  | { kind: 'tokens'; count: number }
+  | { kind: 'tokens'; count: number; what: string; read: (body: string) => unknown }
   | { kind: 'json'; what: string; read?: (json: unknown) => unknown };
 
 /** Any JSON body. */
@@ -76,9 +79,24 @@ export const EXPECT_BOOLEAN: ExpectedBody = {
 /** No particular body. */
 export const EXPECT_NONE: ExpectedBody = { kind: 'none' };
 
-/** The `count` tokens of an `application/jwt` answer. */
+/**
+ * The `count` tokens of an `application/jwt` answer: exactly `count` compact JWS joined by `&`.
+ * The reading is the expectation's own, not the classifier's, so that the event client, which
+ * never expects tokens, does not carry the licensing wire format (bench row 6).
+ */
 export function expectTokens(count: number): ExpectedBody {
-  return { kind: 'tokens', count };
+  return {
+    kind: 'tokens',
+    count,
+    what: count === 1 ? 'a JWT' : `${count} JWTs joined by &`,
+    read: (body) => {
+      const tokens = splitTokens(body);
+      if (tokens?.length !== count) {
+        throw new TypeError(`${tokens?.length ?? 0} token(s) for ${count}`);
+      }
+      return tokens;
+    },
+  };
 }
 
 /** Context of {@link classifyOutcome}. */
@@ -272,12 +290,8 @@ function innermostMessage(error: unknown): string | undefined {
 /** The success verdict when `body` is what `expect` says, else why not. */
 function matchBody(body: string, expect: ExpectedBody): Verdict | { mismatch: unknown } {
   if (expect.kind === 'none') return { ok: true };
-  if (expect.kind === 'tokens') {
-    const tokens = splitTokens(body);
-    if (tokens?.length === expect.count) return { ok: true, value: tokens };
-    return { mismatch: new TypeError(`${tokens?.length ?? 0} token(s) for ${expect.count}`) };
-  }
   try {
+    if (expect.kind === 'tokens') return { ok: true, value: expect.read(body) };
     const json: unknown = JSON.parse(body);
     return { ok: true, value: expect.read ? expect.read(json) : json };
   } catch (mismatch) {
@@ -287,10 +301,7 @@ function matchBody(body: string, expect: ExpectedBody): Verdict | { mismatch: un
 
 /** What the caller expected, for the message of a 2xx that is not it. */
 function describe(expect: ExpectedBody): string {
-  if (expect.kind === 'tokens') {
-    return expect.count === 1 ? 'a JWT' : `${expect.count} JWTs joined by &`;
-  }
-  return expect.kind === 'json' ? expect.what : 'a body';
+  return expect.kind === 'none' ? 'a body' : expect.what;
 }
 
 /** What to do about a refusal (a 4xx that is no outage). */
@@ -320,6 +331,9 @@ const REFUSALS: Record<number, [FailureReason, LicensingErrorCode]> = {
  * The SDK's one mapping from an HTTP exchange to its meaning, for every service (stripe
  * `generateV1Error`).
  *
+ * The SDK's own fetch unable to make the request as the client is set up (its network module
+ * for proxies and `tls.ca` could not be loaded): `INVALID_ARGUMENT` with reason `network-setup`,
+ * no outage.
  * Outages (retry, fail over, or for the event service: retry later), all `SERVICE_UNAVAILABLE`:
  * network errors (refused, reset, DNS), timeouts, 5xx, 408, 429 (with its `Retry-After`), a
  * 2xx whose body is not what the endpoint serves (an HTML page instead of a JWT), and the
@@ -336,6 +350,20 @@ export function classifyOutcome(outcome: HttpOutcome, context: ClassifyContext):
   const { service } = context;
   const label = LABELS[service];
   if (outcome.kind === 'error') {
+    // By name: the CommonJS build's copy of the class is another one.
+    const setup = causeChain(outcome.error).find((e) => (e as Error).name === 'NetworkSetupError');
+    if (setup) {
+      // The app's setup, not the service: no retry, no failover; the message says what to do.
+      return {
+        ok: false,
+        outage: false,
+        reason: 'setup',
+        error: new LicensingError('INVALID_ARGUMENT', `${(setup as Error).message}.`, {
+          cause: outcome.error,
+          reason: 'network-setup',
+        }),
+      };
+    }
     const where = `${label} (${outcome.url})`;
     const failure: NetworkFailure = outcome.timedOut
       ? { reason: 'timeout' }

@@ -1,5 +1,6 @@
 import type { AuthorizationOptions, Credentials } from '../auth/credentials.js';
 import { ApiResponseError } from '../errors.js';
+import { messageOf } from '../internal/message-of.js';
 import type { LicensingService } from '../types.js';
 import { classifyOutcome, type ExpectedBody, type Verdict } from './classify-outcome.js';
 import { FailedAttempt } from './failed-attempt.js';
@@ -84,10 +85,6 @@ function readServiceTime(headers: Headers): number | undefined {
   const text = headers.get('date');
   const time = text === null ? Number.NaN : Date.parse(text);
   return Number.isNaN(time) ? undefined : time + 500;
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /** True for the standby's refusal of the `Service-SigningKeyId` it was sent. */

@@ -6,7 +6,8 @@ export const DEFAULT_CHROMIUM = '/usr/bin/chromium';
 /**
  * The Chromium executable to drive: `$CHROMIUM_PATH` when set, else `/usr/bin/chromium`, if it
  * is executable. `undefined` when there is none: the browser tests then skip, unless
- * `REQUIRE_BROWSER=1` makes that a failure. Never downloads a browser.
+ * `REQUIRE_TOOLS=1` (or the older `REQUIRE_BROWSER=1`) makes that a failure. Never downloads a
+ * browser.
  */
 export function findChromium(env: NodeJS.ProcessEnv = process.env): string | undefined {
   const path = env.CHROMIUM_PATH ?? DEFAULT_CHROMIUM;

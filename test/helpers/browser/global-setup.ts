@@ -3,6 +3,7 @@
 // paid once per run. Vitest calls it only when browser tests are queued.
 import { fileURLToPath } from 'node:url';
 import type { TestProject } from 'vitest/node';
+import { REQUIRE_TOOLS, toolsRequired } from '../system-tools.js';
 import { ensureSdkBuilt } from './ensure-sdk-built.js';
 import { DEFAULT_CHROMIUM, findChromium } from './find-chromium.js';
 import { launchChromium } from './launch-chromium.js';
@@ -22,13 +23,13 @@ export default async function setup(
   const executable = findChromium();
   if (executable === undefined) {
     const where = process.env.CHROMIUM_PATH ?? DEFAULT_CHROMIUM;
-    if (process.env.REQUIRE_BROWSER === '1') {
+    if (toolsRequired() || process.env.REQUIRE_BROWSER === '1') {
       throw new Error(
-        `REQUIRE_BROWSER=1 but there is no Chromium at ${where} (apt-get install chromium)`,
+        `${REQUIRE_TOOLS}=1 but there is no Chromium at ${where} (Debian: apt-get install chromium)`,
       );
     }
     console.warn(
-      `\n  SKIPPING the browser tests (test/browser/): no Chromium at ${where}.\n  Install Debian's chromium (apt-get install chromium) or set CHROMIUM_PATH to run them;\n  REQUIRE_BROWSER=1 turns this into a failure (.ci/run sets it).\n`,
+      `SKIPPING the browser tests (test/browser/): no Chromium at ${where} (Debian: apt-get install chromium, or set CHROMIUM_PATH); ${REQUIRE_TOOLS}=1 makes this a failure (.ci/run sets it)`,
     );
     project.provide('chromiumEndpoint', null);
     return undefined;

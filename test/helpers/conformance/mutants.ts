@@ -86,6 +86,9 @@ export async function startMutantProxy(
 }
 
 const json = (res: ProxiedResponse) => JSON.parse(res.body.toString('utf8'));
+/** A 200 read of the standby's feed or a consumer's feed (where its usage events are). */
+const isStandbyEventRead = (req: ProxiedRequest, res: ProxiedResponse) =>
+  res.status === 200 && /^\/events\/get\/(standby|consumer\/)/.test(req.path);
 const setJson = (res: ProxiedResponse, value: unknown) => {
   res.body = Buffer.from(JSON.stringify(value));
 };
@@ -129,6 +132,12 @@ export const mutants: Record<string, Mutant> = {
       'standby.authz.release',
       'standby.jwks.tokens-verify',
       'standby.jwks.key-rotation',
+      // Every usage check takes its leases first.
+      'standby.usage.grant-events',
+      'standby.usage.renew-and-release-events',
+      'standby.usage.exactly-once',
+      'standby.usage.service-key-consumer',
+      'standby.usage.grace-seconds',
     ],
     response(req, res) {
       if (req.path.startsWith('/standby/authz/.jwt') && res.status === 200)
@@ -176,6 +185,27 @@ export const mutants: Record<string, Mutant> = {
         body.count += 1;
         setJson(res, body);
       }
+    },
+  },
+  // The standby's usage events, as a deployment that delivers each one twice would show them.
+  'usage events delivered twice': {
+    breaks: ['standby.usage.exactly-once'],
+    response(req, res) {
+      if (!isStandbyEventRead(req, res)) return;
+      const body = json(res) as { count: number; objects: Array<{ eventSourceId?: string }> };
+      body.objects = body.objects.flatMap((object) =>
+        object.eventSourceId === 'standby' ? [object, object] : [object],
+      );
+      setJson(res, body);
+    },
+  },
+  'usage events without the device': {
+    breaks: ['standby.usage.grant-events'],
+    response(req, res) {
+      if (!isStandbyEventRead(req, res)) return;
+      const body = json(res) as { objects: Array<{ data?: Record<string, unknown> }> };
+      for (const object of body.objects) delete object.data?.hw;
+      setJson(res, body);
     },
   },
 };

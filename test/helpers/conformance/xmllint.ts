@@ -1,8 +1,10 @@
-import { execFile } from 'node:child_process';
+// Test helper: JUnit reports checked with libxml2's xmllint compiled to WebAssembly (the npm
+// package xmllint-wasm), so `npm test` needs no Debian package (issue 32): the same schema check
+// and XPath queries as `xmllint --schema` / `xmllint --xpath`, on any machine with Node.
+import { readFile } from 'node:fs/promises';
+import { basename } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
-
-const run = promisify(execFile);
+import { validateXML } from 'xmllint-wasm';
 
 /** The Apache Ant JUnit schema that Jenkins and GitLab read (source named in its header). */
 export const JUNIT_XSD = fileURLToPath(new URL('../../fixtures/junit/JUnit.xsd', import.meta.url));
@@ -14,25 +16,34 @@ export interface XmllintResult {
   output: string;
 }
 
-/**
- * Validates `file` against the JUnit XSD with Debian's xmllint (libxml2-utils, installed by
- * .ci/run). A missing xmllint throws, naming the package: the check is never silently skipped.
- */
-export async function validateJunitFile(file: string): Promise<XmllintResult> {
-  try {
-    const { stderr } = await run('xmllint', ['--noout', '--schema', JUNIT_XSD, file]);
-    return { valid: true, output: stderr };
-  } catch (err) {
-    const error = err as NodeJS.ErrnoException & { stderr?: string };
-    if (error.code === 'ENOENT') {
-      throw new Error('xmllint not found: apt-get install libxml2-utils (as .ci/run does)');
-    }
-    return { valid: false, output: error.stderr ?? String(err) };
-  }
+let schema: Promise<string> | undefined;
+
+/** `file` as xmllint-wasm takes it: its name (never read as an option) and its text. */
+async function input(file: string) {
+  return { fileName: basename(file).replace(/^-+/, '_'), contents: await readFile(file, 'utf8') };
 }
 
-/** Evaluates an XPath expression over `file` with xmllint (`count(//testsuite)`, `string(...)`). */
+/**
+ * Validates `file` against the JUnit XSD with libxml2 (xmllint-wasm): `valid` and xmllint's own
+ * messages, as `xmllint --noout --schema JUnit.xsd <file>` prints them.
+ */
+export async function validateJunitFile(file: string): Promise<XmllintResult> {
+  schema ??= readFile(JUNIT_XSD, 'utf8');
+  const result = await validateXML({
+    xml: await input(file),
+    schema: { fileName: 'JUnit.xsd', contents: await schema },
+  });
+  return { valid: result.valid, output: result.rawOutput };
+}
+
+/** Evaluates an XPath expression over `file` with libxml2 (`count(//testsuite)`, `string(...)`). */
 export async function xpath(file: string, expression: string): Promise<string> {
-  const { stdout } = await run('xmllint', ['--xpath', expression, file]);
-  return stdout.trim();
+  const xml = await input(file);
+  const result = await validateXML({
+    xml,
+    // xmllint's own --xpath; its result is what it prints on stdout.
+    normalization: 'format',
+    modifyArguments: () => ['--xpath', expression, xml.fileName],
+  });
+  return result.normalized.trim();
 }

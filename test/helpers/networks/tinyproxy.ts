@@ -1,15 +1,16 @@
 // A real HTTP proxy for the network tests: Debian's tinyproxy, started on a free loopback port
 // with a generated configuration (optionally Basic authentication and a list of ports CONNECT
-// may reach), logging to a file the tests read. A missing tinyproxy fails the tests: CI
-// (.ci/run) installs it, as it installs Chromium.
+// may reach), logging to a file the tests read. Without tinyproxy the tests that need it are
+// skipped, saying so (skipWithout(TINYPROXY, ...) in each file), unless REQUIRE_TOOLS=1: CI
+// (.ci/run) installs it, as it installs Chromium, and requires it.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { closedPort } from '../mock-licensing.js';
+import { findSystemTool, installHint, TINYPROXY } from '../system-tools.js';
 
 /** Options of {@link startTinyproxy}. */
 export interface TinyproxyOptions {
@@ -35,16 +36,10 @@ export interface Tinyproxy {
   close(): Promise<void>;
 }
 
-const BINARIES = ['/usr/bin/tinyproxy', '/usr/sbin/tinyproxy', '/usr/local/bin/tinyproxy'];
-
-/** The tinyproxy binary; throws (failing the test) when it is not installed. */
+/** The tinyproxy binary; throws when it is not installed. */
 export function findTinyproxy(): string {
-  const found = BINARIES.find((path) => existsSync(path));
-  if (!found) {
-    throw new Error(
-      'tinyproxy is not installed: the network tests need a real proxy (apt-get install tinyproxy; .ci/run installs it)',
-    );
-  }
+  const found = findSystemTool(TINYPROXY);
+  if (!found) throw new Error(`${installHint(TINYPROXY)}: a real proxy is needed here`);
   return found;
 }
 

@@ -43,19 +43,6 @@ export const TOOL_LIMITS: ReadonlyArray<{
       v.location.at(-1) === 'eventReceived' &&
       v.message.includes('<= 9007199254740991'),
   },
-  {
-    why: 'Prism has no handler for HTTP schemes other than basic, bearer and digest (IdToken, ServiceKeyHash)',
-    matches: (v) =>
-      v.location[0] === 'request' &&
-      /We currently do not support this type of security scheme: http\//.test(v.message),
-  },
-  {
-    why: 'An operation that also takes another scheme (GET /standby/disabled: Service-ApiKey or IdToken or ServiceKeyHash): Prism cannot check the IdToken or ServiceKeyHash alternative the request uses, so it reports the one it can check as failed',
-    matches: (v, step) =>
-      v.location[0] === 'request' &&
-      v.message === 'Invalid security scheme used' &&
-      /^(IdToken|ServiceKeyHash) /.test(step.headers?.authorization ?? ''),
-  },
 ];
 
 /** True for a finding that says the document is wrong about this step. */
@@ -658,6 +645,23 @@ export async function driveTraffic(
     intent: valid,
     status: 200,
   });
+  // The standby's lease events (written by the standby traffic above).
+  await send({
+    name: "read the standby's feed",
+    method: 'GET',
+    path: '/events/get/standby',
+    headers: asReader,
+    intent: valid,
+    status: 200,
+  });
+  await send({
+    name: "read a consumer's feed",
+    method: 'GET',
+    path: '/events/get/consumer/traffic-user',
+    headers: asReader,
+    intent: valid,
+    status: 200,
+  });
   await send({
     name: 'read a page',
     method: 'GET',
@@ -817,6 +821,72 @@ export async function driveTraffic(
     name: 'request log',
     method: 'GET',
     path: '/admin/requests?after=0',
+    intent: valid,
+    status: 200,
+  });
+  await send({
+    name: 'request log, releases only',
+    method: 'GET',
+    path: '/admin/requests?service=standby&kind=release',
+    intent: valid,
+    status: 200,
+  });
+  await send({
+    name: "the standby's outbox",
+    method: 'GET',
+    path: '/admin/standby/outbox',
+    intent: valid,
+    status: 200,
+  });
+  await send({
+    name: "hold the standby's outbox",
+    method: 'PUT',
+    path: '/admin/standby/outbox',
+    ...json({ paused: true }),
+    intent: valid,
+    status: 200,
+  });
+  await send({
+    name: 'a standby lease while its outbox is held',
+    method: 'GET',
+    path: '/standby/authz/.jwt?ItemH',
+    headers: asIdToken,
+    intent: valid,
+    status: 200,
+  });
+  await send({
+    name: "let the standby's outbox go",
+    method: 'PUT',
+    path: '/admin/standby/outbox',
+    ...json({ paused: false }),
+    intent: valid,
+    status: 200,
+  });
+  await send({
+    name: 'what the standby granted',
+    method: 'GET',
+    path: '/admin/standby/usage',
+    intent: valid,
+    status: 200,
+  });
+  await send({
+    name: 'what the standby granted, in a window',
+    method: 'GET',
+    path: '/admin/standby/usage?from=2020-01-01T00:00:00Z&to=2099-01-01T00:00:00Z',
+    intent: valid,
+    status: 200,
+  });
+  await send({
+    name: 'what the standby granted, a bad window',
+    method: 'GET',
+    path: '/admin/standby/usage?from=yesterday',
+    intent: invalid,
+    status: 400,
+  });
+  await send({
+    name: 'metrics',
+    method: 'GET',
+    path: '/admin/metrics',
     intent: valid,
     status: 200,
   });

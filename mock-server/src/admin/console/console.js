@@ -159,6 +159,9 @@ const state = {
   licenses: [],
   blocked: [],
   outbox: undefined,
+  standbyOutbox: undefined,
+  /** The window the usage panel shows: `{ from?, to? }` as ISO strings. */
+  usageWindow: {},
 };
 
 function describeMode(fault) {
@@ -362,6 +365,71 @@ function renderLicenses(licenses, blocked, outbox) {
   feedSuggestions();
 }
 
+// --- what the standby granted ---
+
+/** A `datetime-local` value (local time) as ISO 8601, or undefined when empty. */
+function isoOf(value) {
+  if (!value) return undefined;
+  const date = new Date(value);
+  return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
+}
+
+function usagePath() {
+  const params = new URLSearchParams();
+  const { from, to } = state.usageWindow;
+  if (from) params.set('from', from);
+  if (to) params.set('to', to);
+  const query = params.toString();
+  return `standby/usage${query ? `?${query}` : ''}`;
+}
+
+function renderUsage(view, outbox) {
+  state.standbyOutbox = outbox;
+  const body = $('usage-rows');
+  const date = (iso) => (iso ? new Date(iso).toLocaleString() : '—');
+  body.replaceChildren(
+    ...view.rows.map((r) => {
+      const tr = row([
+        el('span', r.consumer, 'mono'),
+        r.item === '' ? el('span', '(unknown item)', 'hint') : r.item,
+        String(r.granted),
+        String(r.renewed),
+        String(r.released),
+        date(r.firstGrant),
+        date(r.lastExp),
+        r.leaseHours.toFixed(2),
+        String(r.devices),
+        String(r.graceGrants),
+      ]);
+      for (const i of [2, 3, 4, 7, 8, 9]) tr.cells[i].classList.add('num');
+      tr.dataset.consumer = r.consumer;
+      tr.dataset.item = r.item;
+      return tr;
+    }),
+  );
+  if (view.rows.length === 0) {
+    body.append(
+      row(['no lease from the standby in this window', '', '', '', '', '', '', '', '', '']),
+    );
+  }
+  const { from, to } = state.usageWindow;
+  const window =
+    from || to
+      ? `received ${from ? `from ${new Date(from).toLocaleString()}` : ''}${from && to ? ' ' : ''}${to ? `before ${new Date(to).toLocaleString()}` : ''}`
+      : 'received so far';
+  $('usage-state').textContent =
+    `${view.events} event${view.events === 1 ? '' : 's'} ${window}` +
+    (view.waiting > 0
+      ? ` · ${view.waiting} more still in the standby's outbox (not counted yet)`
+      : '');
+  $('standby-outbox').textContent =
+    `${outbox.pendingEvents} event${outbox.pendingEvents === 1 ? '' : 's'} waiting` +
+    (outbox.paused ? ' — deliveries HELD' : ' — delivering');
+  $('standby-outbox-toggle').textContent = outbox.paused
+    ? "Let the standby's event deliveries go"
+    : "Hold the standby's event deliveries";
+}
+
 function renderSummary() {
   const parts = [];
   const { faults, standby, clock, drill } = state;
@@ -393,18 +461,22 @@ async function refresh() {
   if (refreshing) return refreshing;
   refreshing = (async () => {
     try {
-      const [faults, standby, clock, licenses, blocked, outbox] = await Promise.all([
-        admin('faults'),
-        admin('standby'),
-        admin('clock'),
-        admin('main/licenses'),
-        admin('main/activation-codes'),
-        admin('main/outbox'),
-      ]);
+      const [faults, standby, clock, licenses, blocked, outbox, usage, standbyOutbox] =
+        await Promise.all([
+          admin('faults'),
+          admin('standby'),
+          admin('clock'),
+          admin('main/licenses'),
+          admin('main/activation-codes'),
+          admin('main/outbox'),
+          admin(usagePath()),
+          admin('standby/outbox'),
+        ]);
       renderFaults(faults);
       renderStandby(standby);
       renderClock(clock);
       renderLicenses(licenses, blocked, outbox);
+      renderUsage(usage, standbyOutbox);
       renderSummary();
     } catch (error) {
       $('summary').textContent = `The admin API does not answer: ${error.message}`;
@@ -600,6 +672,30 @@ function wire() {
     );
   });
 
+  $('usage-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    const from = isoOf($('usage-from').value);
+    const to = isoOf($('usage-to').value);
+    if (from && to && from >= to) {
+      notify('The window must start before it ends');
+      return;
+    }
+    state.usageWindow = { ...(from ? { from } : {}), ...(to ? { to } : {}) };
+    refresh();
+  });
+  $('usage-all').addEventListener('click', () => {
+    $('usage-from').value = '';
+    $('usage-to').value = '';
+    state.usageWindow = {};
+    refresh();
+  });
+  $('standby-outbox-toggle').addEventListener('click', () => {
+    const paused = !(state.standbyOutbox?.paused ?? false);
+    act(paused ? 'Hold standby event deliveries' : 'Let standby event deliveries go', () =>
+      admin('standby/outbox', { method: 'PUT', body: { paused } }),
+    );
+  });
+
   wireLog();
   wireFeeds();
 }
@@ -631,7 +727,7 @@ function logRow(entry) {
   const tr = row([
     clockTime(entry.at),
     entry.service,
-    el('span', `${entry.method} ${entry.route}`, 'mono'),
+    el('span', `${entry.method} ${entry.route}${entry.kind ? ` · ${entry.kind}` : ''}`, 'mono'),
     el('span', answerText(entry), answerClass(entry)),
     `${entry.ms} ms`,
     entry.servedBy ? el('span', `lease from ${entry.servedBy}`, 'badge') : '—',

@@ -5,7 +5,7 @@ const encoded = Buffer.from(text, 'utf8').toString('base64url');
 
 describe.each([
   ['node:buffer', false],
-  ['jose (no process.getBuiltinModule, as in a browser)', true],
+  ['atob (no process.getBuiltinModule, as in a browser)', true],
 ])('decodeStrictBase64url with %s', (_name, hideNode) => {
   afterEach(() => {
     vi.unstubAllGlobals();
@@ -50,5 +50,29 @@ describe.each([
   it('uses Buffer only when Node is there', async () => {
     const decode = await load();
     expect(Buffer.isBuffer(decode(encoded))).toBe(!hideNode);
+  });
+});
+
+describe.each([
+  ['node:buffer', false],
+  ['btoa (no process.getBuiltinModule, as in a browser)', true],
+])('encodeBase64url with %s', (_name, hideNode) => {
+  afterEach(() => {
+    vi.unstubAllGlobals();
+    vi.resetModules();
+  });
+
+  it('encodes as Buffer does, unpadded, for every length and a view into a larger buffer', async () => {
+    vi.resetModules();
+    if (hideNode) vi.stubGlobal('process', { ...process, getBuiltinModule: undefined });
+    const { encodeBase64url } = await import('./base64url.js');
+    for (const length of [0, 1, 2, 3, 4, 5, 64, 1000]) {
+      const bytes = Uint8Array.from({ length }, (_, i) => (i * 37 + 251) % 256);
+      expect(encodeBase64url(bytes)).toBe(Buffer.from(bytes).toString('base64url'));
+    }
+    const whole = Uint8Array.from({ length: 10 }, (_, i) => 250 + i / 2);
+    expect(encodeBase64url(whole.subarray(3, 8))).toBe(
+      Buffer.from(whole.subarray(3, 8)).toString('base64url'),
+    );
   });
 });

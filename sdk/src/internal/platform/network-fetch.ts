@@ -1,11 +1,13 @@
 // Platform fence: the SDK's default `fetch`. On Node (Electron's main process included) it is
 // node-network.ts, which honours HTTP proxies and extra trust anchors through undici; that
 // module is loaded on the first request by an `import()` of a run-time string, which bundlers
-// leave alone, so a browser bundle never contains it or undici (bench row 6). Everywhere else
-// (browsers, Deno and Bun, whose fetch reads the proxy variables itself, workers) it is the
-// runtime's own fetch, looked up at call time so msw and instrumentation that patch it later
-// still apply.
-import type { NetworkSettings } from './node-network.js';
+// leave alone, so a browser bundle never contains it or undici (bench row 6). Bun and Deno read
+// the proxy variables themselves; the same module sets their own fetch options for the `proxy`
+// and `tls` options. Everywhere else (browsers, workers, Electron renderers) it is the runtime's
+// own fetch, looked up at call time so msw and instrumentation that patch it later still apply.
+import { InvalidOptionError } from '../../errors.js';
+import { NetworkSetupError } from '../network-setup-error.js';
+import type { DenoNetwork, NetworkSettings } from './node-network.js';
 
 export type { NetworkSettings } from './node-network.js';
 
@@ -20,14 +22,32 @@ interface NodeProcess {
   env: Record<string, string | undefined>;
 }
 
-/** Node's `process`, when this is Node (not a browser, Deno or Bun, which own their proxies). */
-function nodeProcess(): NodeProcess | undefined {
-  const scope = globalThis as { process?: NodeProcess; document?: unknown; Deno?: unknown };
-  const proc = scope.process;
-  if (typeof proc?.versions?.node !== 'string' || proc.versions.bun !== undefined) return undefined;
+/**
+ * Where a client runs, as far as its fetch is concerned: Node (its `process`), Bun, Deno (its
+ * namespace), or a browser-like runtime (`web`: browsers, workers, Electron renderers, jsdom).
+ */
+export type NetworkRuntime =
+  | { name: 'node'; process: NodeProcess }
+  | { name: 'bun' }
+  | { name: 'deno'; deno: DenoNetwork }
+  | { name: 'web' };
+
+/** The runtime of `scope` (default `globalThis`). */
+export function detectNetworkRuntime(scope: object = globalThis): NetworkRuntime {
+  const {
+    process: proc,
+    document,
+    Deno,
+  } = scope as {
+    process?: NodeProcess;
+    document?: unknown;
+    Deno?: DenoNetwork;
+  };
+  if (Deno !== undefined) return { name: 'deno', deno: Deno };
+  if (proc?.versions?.bun !== undefined) return { name: 'bun' };
   // An Electron renderer (and jsdom) has a `document` and Chromium's own fetch and proxies.
-  if (scope.Deno !== undefined || scope.document !== undefined) return undefined;
-  return proc;
+  if (typeof proc?.versions?.node !== 'string' || document !== undefined) return { name: 'web' };
+  return { name: 'node', process: proc };
 }
 
 /**
@@ -51,12 +71,28 @@ function mayNeedNodeNetwork(
 
 /**
  * The SDK's default `fetch` for one client: on Node, node-network.ts's for the requests a proxy
- * or `tls.ca` may apply to (loaded on the first of them); the global `fetch`, looked up at call
- * time, for every other request and everywhere else.
+ * or `tls.ca` may apply to (loaded on the first of them); on Bun and Deno with a `proxy` or
+ * `tls.ca`, their own fetch with those set (the same module); the global `fetch`, looked up at
+ * call time, for every other request and everywhere else (browsers ignore `proxy` and `tls`).
+ *
+ * @throws InvalidOptionError for `proxy: false` on Deno, whose fetch cannot ignore the proxy
+ *   variables.
  */
-export function createDefaultFetch(settings: NetworkSettings): typeof fetch {
-  const node = nodeProcess();
-  if (!node) return (input, init) => globalThis.fetch(input, init);
+export function createDefaultFetch(
+  settings: NetworkSettings,
+  runtime: NetworkRuntime = detectNetworkRuntime(),
+): typeof fetch {
+  const plain: typeof fetch = (input, init) => globalThis.fetch(input, init);
+  if (runtime.name === 'web') return plain;
+  if (runtime.name === 'deno' && settings.proxy === false) {
+    throw new InvalidOptionError(
+      'proxy',
+      "`proxy: false` cannot be honoured on Deno: its fetch reads HTTPS_PROXY, HTTP_PROXY and NO_PROXY itself and cannot be told to ignore them. Unset them, or list the services' hosts in NO_PROXY",
+    );
+  }
+  if (runtime.name !== 'node' && settings.proxy === undefined && settings.ca.length === 0) {
+    return plain;
+  }
   let loading: Promise<typeof fetch> | undefined;
   const load = async (): Promise<typeof fetch> => {
     const specifier =
@@ -66,16 +102,23 @@ export function createDefaultFetch(settings: NetworkSettings): typeof fetch {
       const module = (await import(
         /* webpackIgnore: true */ /* @vite-ignore */ specifier
       )) as typeof import('./node-network.js');
+      if (runtime.name === 'bun') return module.createBunFetch(settings);
+      if (runtime.name === 'deno') return module.createDenoFetch(settings, runtime.deno);
       return module.createNodeFetch(settings);
     } catch (cause) {
-      // An app that bundled the SDK into one file, Jest without ES modules: say what to do.
-      // (No `cause`: the message is what an error report shows, innermost first.)
-      const problem = `the SDK's Node network module (for proxies and \`tls.ca\`) could not be loaded (${String(cause)}); keep @standby-licensing/sdk and undici in node_modules, or pass your own \`fetch\``;
-      return () => Promise.reject(new Error(problem));
+      // An app that bundled the SDK into one file, Jest without ES modules: a setup to fix, not
+      // an outage (no failover; transport/classify-outcome.ts), saying what to do.
+      const problem = new NetworkSetupError(
+        `The SDK's network module for proxies and \`tls.ca\` on ${runtime.name === 'node' ? 'Node' : runtime.name === 'bun' ? 'Bun' : 'Deno'} could not be loaded (${String(cause)}). Keep @standby-licensing/sdk (and undici, on Node) in node_modules, out of an app's bundle, or pass your own \`fetch\``,
+        { cause },
+      );
+      return () => Promise.reject(problem);
     }
   };
   return (input, init) => {
-    if (!mayNeedNodeNetwork(node, settings, input)) return globalThis.fetch(input, init);
+    if (runtime.name === 'node' && !mayNeedNodeNetwork(runtime.process, settings, input)) {
+      return globalThis.fetch(input, init);
+    }
     if (!loading) loading = load();
     return loading.then((nodeFetch) => nodeFetch(input, init));
   };

@@ -1,12 +1,16 @@
 // The SDK's fetch on Node (Electron's main process included): HTTP proxies, from the
 // environment as curl reads it or from the `proxy` option, and extra trust anchors (`tls.ca`),
-// through undici's ProxyAgent and Agent, since Node's own fetch does neither. Node only: the
-// fence (network-fetch.ts) loads this module with an `import()` of a run-time string, so no
-// bundler ever follows it into a browser bundle; undici itself is loaded on the first request
-// that needs it.
+// through undici's ProxyAgent and Agent, since Node's own fetch does neither. Bun's and Deno's
+// fetch read the proxy variables themselves; for the `proxy` and `tls` options, their own fetch
+// options are set here (createBunFetch, createDenoFetch). Server runtimes only: the fence
+// (network-fetch.ts) loads this module with an `import()` of a run-time string, so no bundler
+// ever follows it into a browser bundle; undici itself is loaded on the first request that
+// needs it.
 import { readFileSync } from 'node:fs';
 import * as nodeTls from 'node:tls';
 import type * as Undici from 'undici';
+import { messageOf } from '../message-of.js';
+import { NetworkSetupError } from '../network-setup-error.js';
 import { proxyFromEnvironment } from '../proxy-environment.js';
 import { ProxyRouteError } from '../proxy-route-error.js';
 import { parseProxyUrl } from '../proxy-url.js';
@@ -142,12 +146,11 @@ export function createNodeFetch(settings: NetworkSettings): typeof fetch {
     try {
       loaded = await load(proxy);
     } catch (error) {
-      const problem = new Error(
-        `undici, which the SDK needs on Node for ${proxy === undefined ? '`tls.ca`' : 'proxies'}, could not be loaded (${error instanceof Error ? error.message : String(error)}). Install undici 6 beside the SDK, or pass your own \`fetch\``,
+      // A setup to fix, not the proxy's fault nor an outage: no failover.
+      throw new NetworkSetupError(
+        `undici, which the SDK needs on Node for ${proxy === undefined ? '`tls.ca`' : 'proxies'}, could not be loaded (${messageOf(error)}). Install undici 6 beside the SDK, or pass your own \`fetch\``,
         { cause: error },
       );
-      if (proxy === undefined) throw problem;
-      throw new ProxyRouteError(label, { cause: problem, unusable: true });
     }
     try {
       const response = await loaded.undici.fetch(url.href, {
@@ -159,5 +162,70 @@ export function createNodeFetch(settings: NetworkSettings): typeof fetch {
       if (init?.signal?.aborted || proxy === undefined) throw error;
       throw new ProxyRouteError(label, { cause: error, status: refusalStatus(error) });
     }
+  };
+}
+
+/** A proxy URL with its credentials split out, as Bun and Deno take them. */
+function proxyParts(proxy: string) {
+  const { origin, credentials } = parseProxyUrl(proxy);
+  const colon = credentials?.indexOf(':') ?? -1;
+  return {
+    origin,
+    username: credentials?.slice(0, colon),
+    password: credentials?.slice(colon + 1),
+  };
+}
+
+/**
+ * The fetch of one client on Bun: its own, with the `proxy` option as Bun's `proxy` (`false`
+ * too: Bun then ignores the proxy variables) and `tls.ca` as Bun's `tls.ca` after Bun's own
+ * roots (Bun's `ca` replaces them, as Node's does; checked on Bun 1.4.5).
+ */
+export function createBunFetch(settings: NetworkSettings): typeof fetch {
+  const extra: Record<string, unknown> = {};
+  if (typeof settings.proxy === 'string') {
+    const { origin, username, password } = proxyParts(settings.proxy);
+    const [scheme, host] = origin.split('//');
+    extra.proxy =
+      username === undefined
+        ? origin
+        : `${scheme}//${encodeURIComponent(username)}:${encodeURIComponent(password!)}@${host}`;
+  } else if (settings.proxy === false) {
+    extra.proxy = false;
+  }
+  if (settings.ca.length > 0) extra.tls = { ca: trustAnchors(settings.ca) };
+  return (input, init) => globalThis.fetch(input, { ...init, ...extra });
+}
+
+/** The part of Deno's namespace the SDK uses. */
+export interface DenoNetwork {
+  createHttpClient(options: {
+    proxy?: { url: string; basicAuth?: { username: string; password: string } };
+    caCerts?: string[];
+  }): unknown;
+}
+
+/**
+ * The fetch of one client on Deno: its own, through one `Deno.createHttpClient` made on the
+ * first request with the `proxy` option and `tls.ca` (Deno adds `caCerts` to its own roots). Deno
+ * cannot be told to ignore the proxy variables (`proxy: false`): the fence refuses that.
+ */
+export function createDenoFetch(settings: NetworkSettings, deno: DenoNetwork): typeof fetch {
+  let client: unknown;
+  const make = () => {
+    const options: Parameters<DenoNetwork['createHttpClient']>[0] = {};
+    if (typeof settings.proxy === 'string') {
+      const { origin, username, password } = proxyParts(settings.proxy);
+      options.proxy = {
+        url: origin,
+        ...(username === undefined ? {} : { basicAuth: { username, password: password! } }),
+      };
+    }
+    if (settings.ca.length > 0) options.caCerts = [...settings.ca];
+    return deno.createHttpClient(options);
+  };
+  return (input, init) => {
+    client ??= make();
+    return globalThis.fetch(input, { ...init, client } as RequestInit);
   };
 }

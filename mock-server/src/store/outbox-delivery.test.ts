@@ -2,10 +2,10 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createEventStore, type EventStore, type NewEvent } from '../store/event-store.js';
-import { createStateStore } from '../store/state-store.js';
-import { type LicenseBook, loadLicenseBook } from './license-book.js';
+import { type LicenseBook, loadLicenseBook } from '../main/license-book.js';
+import { createEventStore, type EventStore, type NewEvent } from './event-store.js';
 import { createOutboxDelivery } from './outbox-delivery.js';
+import { createStateStore } from './state-store.js';
 
 const NOW = Date.UTC(2033, 5, 1);
 
@@ -48,7 +48,7 @@ describe('outbox delivery', () => {
     const { book, events } = await start(await tempDir());
     await threeChanges(book);
     expect(book.outbox().map((e) => e.change)).toEqual([1, 2, 3]);
-    const delivery = createOutboxDelivery({ book, events });
+    const delivery = createOutboxDelivery({ outbox: book, events });
     delivery.kick();
     await delivery.idle();
     expect(mainFeed(events).map((e) => e.eventType)).toEqual([
@@ -68,7 +68,7 @@ describe('outbox delivery', () => {
     // outbox still lists them (main-licenses.json from before delivery), the log has them.
     const bookFile = join(dataDir, 'main-licenses.json');
     const beforeDelivery = await readFile(bookFile, 'utf8');
-    const delivery = createOutboxDelivery({ book: first.book, events: first.events });
+    const delivery = createOutboxDelivery({ outbox: first.book, events: first.events });
     delivery.kick();
     await delivery.idle();
     const delivered = mainFeed(first.events).map((e) => e.eventId);
@@ -78,7 +78,7 @@ describe('outbox delivery', () => {
 
     const second = await start(dataDir);
     expect(second.book.outbox()).toHaveLength(3);
-    const again = createOutboxDelivery({ book: second.book, events: second.events });
+    const again = createOutboxDelivery({ outbox: second.book, events: second.events });
     const append = vi.spyOn(second.events, 'append');
     again.kick();
     await again.idle();
@@ -95,7 +95,7 @@ describe('outbox delivery', () => {
     // The first change's events reached the log (by another route); the rest did not.
     const [entry] = first.book.outbox();
     await first.events.append(entry!.events as unknown as NewEvent[]);
-    const delivery = createOutboxDelivery({ book: first.book, events: first.events });
+    const delivery = createOutboxDelivery({ outbox: first.book, events: first.events });
     delivery.kick();
     await delivery.idle();
     const types = mainFeed(first.events).map((e) => e.eventType);
@@ -105,7 +105,7 @@ describe('outbox delivery', () => {
 
   it('keeps the outbox while paused, and a change made meanwhile goes after the older ones', async () => {
     const { book, events } = await start(await tempDir());
-    const delivery = createOutboxDelivery({ book, events });
+    const delivery = createOutboxDelivery({ outbox: book, events });
     book.onChange(() => delivery.kick());
     delivery.setPaused(true);
     await threeChanges(book);
@@ -131,7 +131,7 @@ describe('outbox delivery', () => {
       append.mockRejectedValueOnce(new Error('disk full'));
       const errors: unknown[] = [];
       const delivery = createOutboxDelivery({
-        book,
+        outbox: book,
         events,
         retryDelayMs: 500,
         onError: (error) => errors.push(error),
@@ -157,7 +157,7 @@ describe('outbox delivery', () => {
       const { book, events } = await start(await tempDir());
       await threeChanges(book);
       vi.spyOn(book, 'acknowledge').mockRejectedValueOnce(new Error('disk full'));
-      const delivery = createOutboxDelivery({ book, events, retryDelayMs: 500 });
+      const delivery = createOutboxDelivery({ outbox: book, events, retryDelayMs: 500 });
       delivery.kick();
       await delivery.idle();
       expect(mainFeed(events)).toHaveLength(3);
@@ -181,7 +181,7 @@ describe('outbox delivery', () => {
 
   it('starts nothing after close', async () => {
     const { book, events } = await start(await tempDir());
-    const delivery = createOutboxDelivery({ book, events });
+    const delivery = createOutboxDelivery({ outbox: book, events });
     await delivery.close();
     await book.block('C-9');
     delivery.kick();
