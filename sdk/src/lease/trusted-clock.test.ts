@@ -53,7 +53,7 @@ describe('createTrustedClock', () => {
     expect(clock.offsetMs).toBe(0);
     expect(clock.mark).toBe(0);
     expect(clock.anchored).toBe(false);
-    expect(clock.snapshot()).toEqual({ timeMark: 0, offsetMs: 0 });
+    expect(clock.snapshot()).toEqual({ timeMark: 0, offsetMs: 0, usedUntil: T0 });
     // Before anything was judged, the trusted time is the local clock, either way.
     local.now = T0 - HOUR;
     mono.now += 5_000;
@@ -85,7 +85,7 @@ describe('createTrustedClock', () => {
 
     it('reads the mark when it is ahead of both', () => {
       const { clock } = clockAt();
-      clock.restore({ timeMark: T0 + HOUR, offsetMs: -MINUTE });
+      clock.restore({ timeMark: T0 + HOUR, offsetMs: -MINUTE, usedUntil: 0 });
       expect(clock.corrected()).toBe(T0 - MINUTE);
       expect(clock.now()).toBe(T0 + HOUR);
     });
@@ -271,7 +271,11 @@ describe('createTrustedClock', () => {
       expect(behind.observeSigned(T0 - 2 * HOUR)).toBe(true);
       expect(behind.offsetMs).toBe(-2 * HOUR);
       expect(behind.now()).toBe(T0 - 2 * HOUR);
-      expect(behind.snapshot()).toEqual({ timeMark: T0 - 2 * HOUR, offsetMs: -2 * HOUR });
+      expect(behind.snapshot()).toEqual({
+        timeMark: T0 - 2 * HOUR,
+        offsetMs: -2 * HOUR,
+        usedUntil: T0 - 2 * HOUR,
+      });
     });
 
     it('believes a services time up to 24 hours off the local clock either way, not more', () => {
@@ -284,7 +288,7 @@ describe('createTrustedClock', () => {
         const { clock } = clockAt();
         clock.held(T0);
         expect(clock.observeSigned(T0 + offset)).toBe(false);
-        expect(clock.snapshot()).toEqual({ timeMark: T0, offsetMs: 0 });
+        expect(clock.snapshot()).toEqual({ timeMark: T0, offsetMs: 0, usedUntil: T0 });
         expect(clock.anchored).toBe(false);
         expect(clock.now()).toBe(T0);
       }
@@ -320,7 +324,7 @@ describe('createTrustedClock', () => {
       for (const time of [Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY]) {
         const { clock } = clockAt();
         expect(clock.observeSigned(time)).toBe(false);
-        expect(clock.snapshot()).toEqual({ timeMark: 0, offsetMs: 0 });
+        expect(clock.snapshot()).toEqual({ timeMark: 0, offsetMs: 0, usedUntil: T0 });
         expect(clock.anchored).toBe(false);
       }
     });
@@ -350,7 +354,7 @@ describe('createTrustedClock', () => {
       mono.now += 10 * MINUTE;
       local.now = T0 - HOUR;
       expect(clock.observeSigned(T0 + 10 * MINUTE - TOLERANCE - 1)).toBe(false);
-      expect(clock.snapshot()).toEqual({ timeMark: T0, offsetMs: 0 });
+      expect(clock.snapshot()).toEqual({ timeMark: T0, offsetMs: 0, usedUntil: T0 + 10 * MINUTE });
       expect(clock.now()).toBe(T0 + 10 * MINUTE);
       // Within the tolerance of it: believed.
       expect(clock.observeSigned(T0 + 10 * MINUTE - TOLERANCE)).toBe(true);
@@ -436,7 +440,7 @@ describe('createTrustedClock', () => {
         Number.NEGATIVE_INFINITY,
       ]) {
         clock.observeUnsigned(time);
-        expect(clock.snapshot()).toEqual({ timeMark: 0, offsetMs: 0 });
+        expect(clock.snapshot()).toEqual({ timeMark: 0, offsetMs: 0, usedUntil: T0 });
       }
       clock.observeUnsigned(T0 - MAX_CLOCK_SKEW_MS);
       expect(clock.mark).toBe(T0 - MAX_CLOCK_SKEW_MS);
@@ -451,10 +455,11 @@ describe('createTrustedClock', () => {
       mono.now += 10 * MINUTE;
       const expected = T0 + 10 * MINUTE;
       // Ahead or behind by more than the tolerance: a proxy's clock, ignored.
+      const untouched = { timeMark: T0, offsetMs: 0, usedUntil: expected };
       clock.observeUnsigned(expected + TOLERANCE + 1);
-      expect(clock.snapshot()).toEqual({ timeMark: T0, offsetMs: 0 });
+      expect(clock.snapshot()).toEqual(untouched);
       clock.observeUnsigned(expected - TOLERANCE - 1);
-      expect(clock.snapshot()).toEqual({ timeMark: T0, offsetMs: 0 });
+      expect(clock.snapshot()).toEqual(untouched);
       // Within it: forward only.
       clock.observeUnsigned(expected + TOLERANCE);
       expect(clock.offsetMs).toBe(TOLERANCE + 10 * MINUTE);
@@ -562,15 +567,98 @@ describe('createTrustedClock', () => {
 
   it('takes the state a store kept and gives it back', () => {
     const { clock } = clockAt();
-    clock.restore({ timeMark: T0 + 10, offsetMs: -3_000 });
+    clock.restore({ timeMark: T0 + 10, offsetMs: -3_000, usedUntil: T0 - HOUR });
     expect(clock.mark).toBe(T0 + 10);
     expect(clock.offsetMs).toBe(-3_000);
     expect(clock.corrected()).toBe(T0 - 3_000);
+    // A usedUntil behind where the clocks read charges nothing.
     expect(clock.now()).toBe(T0 + 10);
     expect(clock.anchored).toBe(false);
-    expect(clock.snapshot()).toEqual({ timeMark: T0 + 10, offsetMs: -3_000 });
+    expect(clock.snapshot()).toEqual({ timeMark: T0 + 10, offsetMs: -3_000, usedUntil: T0 + 10 });
     // A restore may lower the mark (the store's state replaces the clock's).
-    clock.restore({ timeMark: T0 - HOUR, offsetMs: 0 });
-    expect(clock.snapshot()).toEqual({ timeMark: T0 - HOUR, offsetMs: 0 });
+    clock.restore({ timeMark: T0 - HOUR, offsetMs: 0, usedUntil: 0 });
+    expect(clock.snapshot()).toEqual({ timeMark: T0 - HOUR, offsetMs: 0, usedUntil: T0 });
+  });
+
+  describe('the restart charge: usedUntil', () => {
+    /** A clock with a restart charge, on clocks the test moves. */
+    function chargedAt(restartChargeMs: number) {
+      const local = { now: T0 };
+      const mono = { now: 1_000 };
+      const clock = createTrustedClock({
+        now: () => local.now,
+        monotonic: () => mono.now,
+        toleranceMs: TOLERANCE,
+        restartChargeMs,
+      });
+      return { clock, local, mono };
+    }
+
+    it('saves usedUntil ahead of now() by restartChargeMs, never past a time a Date can hold', () => {
+      const { clock, local } = chargedAt(MINUTE);
+      expect(clock.snapshot()).toEqual({ timeMark: 0, offsetMs: 0, usedUntil: T0 + MINUTE });
+      clock.held(T0 + HOUR);
+      expect(clock.snapshot().usedUntil).toBe(T0 + HOUR + MINUTE);
+      // The charge it saves ahead is not a time seen: now() and the mark stay.
+      expect(clock.now()).toBe(T0 + HOUR);
+      expect(clock.mark).toBe(T0 + HOUR);
+      local.now = MAX_TIME_MS - 1;
+      expect(clock.snapshot().usedUntil).toBe(MAX_TIME_MS);
+    });
+
+    it('resumes a restart at the usedUntil the app before it saved, even with the clock set back', () => {
+      const { clock, local, mono } = chargedAt(MINUTE);
+      local.now = T0 - HOUR;
+      clock.restore({ timeMark: T0 - 2 * HOUR, offsetMs: 0, usedUntil: T0 + 5 * MINUTE });
+      expect(clock.corrected()).toBe(T0 - HOUR);
+      expect(clock.now()).toBe(T0 + 5 * MINUTE);
+      // The charge moves with the clocks: the time passing counts on top of it.
+      mono.now += 10_000;
+      local.now += 10_000;
+      expect(clock.now()).toBe(T0 + 5 * MINUTE + 10_000);
+      // And is saved again, ahead by the charge.
+      expect(clock.snapshot().usedUntil).toBe(T0 + 5 * MINUTE + 10_000 + MINUTE);
+    });
+
+    it('charges at most 24 hours, and never a negative time', () => {
+      const far = chargedAt(0).clock;
+      far.restore({ timeMark: 0, offsetMs: 0, usedUntil: T0 + 3 * MAX_CLOCK_SKEW_MS });
+      expect(far.now()).toBe(T0 + MAX_CLOCK_SKEW_MS);
+      const behind = chargedAt(0).clock;
+      behind.restore({ timeMark: 0, offsetMs: 0, usedUntil: T0 - HOUR });
+      expect(behind.now()).toBe(T0);
+    });
+
+    it('held(time) raises the running time and the mark to time less the charge', () => {
+      const { clock, local, mono } = chargedAt(MINUTE);
+      clock.restore({ timeMark: 0, offsetMs: 0, usedUntil: T0 + 5 * MINUTE });
+      const judged = clock.now();
+      expect(judged).toBe(T0 + 5 * MINUTE);
+      clock.held(judged);
+      // The mark is where the clocks read, not the charged time: a quick restart is no rollback.
+      expect(clock.mark).toBe(T0);
+      expect(() => clock.assertNotRolledBack()).not.toThrow();
+      expect(clock.now()).toBe(T0 + 5 * MINUTE);
+      // The running time holds the uncharged time: set back, now() still counts on from it.
+      local.now = T0 - HOUR;
+      mono.now += 1_000;
+      expect(clock.now()).toBe(T0 + 5 * MINUTE + 1_000);
+      clock.held(clock.now());
+      expect(clock.mark).toBe(T0 + 1_000);
+    });
+
+    it('a believed services time ends the charge', () => {
+      const { clock } = chargedAt(MINUTE);
+      clock.restore({ timeMark: 0, offsetMs: 0, usedUntil: T0 + 5 * MINUTE });
+      expect(clock.now()).toBe(T0 + 5 * MINUTE);
+      expect(clock.observeSigned(T0 + 1_000)).toBe(true);
+      expect(clock.now()).toBe(T0 + 1_000);
+      expect(clock.snapshot().usedUntil).toBe(T0 + 1_000 + MINUTE);
+      // One not believed leaves it.
+      const other = chargedAt(MINUTE).clock;
+      other.restore({ timeMark: 0, offsetMs: 0, usedUntil: T0 + 5 * MINUTE });
+      expect(other.observeSigned(T0 + MAX_CLOCK_SKEW_MS + 1)).toBe(false);
+      expect(other.now()).toBe(T0 + 5 * MINUTE);
+    });
   });
 });
