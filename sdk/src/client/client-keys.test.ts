@@ -7,6 +7,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { createTestPki, type TestPki } from '@test/helpers/test-pki.js';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createEventHub, type KeysFetchedEvent } from '../client-hooks.js';
 import { LicensingError, TokenInvalidError } from '../errors.js';
 import { verifySigningKey } from '../lease/signing-key-check.js';
 import { createTrustedClock, MAX_CLOCK_SKEW_MS } from '../lease/trusted-clock.js';
@@ -69,6 +70,7 @@ afterEach(() => {
 
 function setup(roots: Array<{ pem: string; service?: LicensingService }> = [{ pem: pki.rootPem }]) {
   const local = { now: T0 };
+  const fetched: KeysFetchedEvent[] = [];
   const clock = createTrustedClock({
     now: () => local.now,
     monotonic: () => 0,
@@ -94,21 +96,29 @@ function setup(roots: Array<{ pem: string; service?: LicensingService }> = [{ pe
     standbyUrl,
     cooldownMs: COOLDOWN,
     attemptTimeoutMs: ATTEMPT_MS,
+    events: createEventHub({ keysFetched: (event) => fetched.push(event) }),
   });
-  return { keys, clock, local, mainUrl, standbyUrl };
+  return { keys, clock, local, mainUrl, standbyUrl, fetched };
 }
 
 describe('createClientKeys', () => {
   it("makes one key source per service, each loading its own service's JWK set", async () => {
-    const { keys } = setup();
+    serve([pki.signingKey.jwk, { ...pki.signingKey.jwk, kid: 'other' }, { kty: 'RSA' }]);
+    const { keys, fetched } = setup();
     expect(keys.main.service).toBe('main');
     expect(keys.standby.service).toBe('standby');
     const key = await keys.standby.keyFor(pki.kid);
     expect(keys.standby.find(pki.kid)).toBe(key);
     expect(keys.main.find(pki.kid)).toBeUndefined();
     expect(asked).toEqual(['/standby/.well-known/jwks.json']);
+    // Each set fetched is told once, with the kid of every key in it, in its order.
+    expect(fetched).toEqual([{ service: 'standby', keyIds: [pki.kid, 'other'] }]);
     await keys.main.keyFor(pki.kid);
     expect(asked).toEqual(['/standby/.well-known/jwks.json', '/main/.well-known/jwks.json']);
+    expect(fetched).toEqual([
+      { service: 'standby', keyIds: [pki.kid, 'other'] },
+      { service: 'main', keyIds: [pki.kid, 'other'] },
+    ]);
   });
 
   it('gives each service the roots that vouch for it, and says how to embed its own', async () => {
@@ -151,7 +161,7 @@ describe('createClientKeys', () => {
     await keys.standby.keyFor(pki.kid);
     serve([pki.signingKey.jwk], T0 + MAX_CLOCK_SKEW_MS + 2 * HOUR);
     await keys.main.keyFor(pki.kid);
-    expect(clock.snapshot()).toEqual({ timeMark: 0, offsetMs: 0 });
+    expect(clock.snapshot()).toEqual({ timeMark: 0, offsetMs: 0, usedUntil: T0 });
   });
 
   it('holds the cooldown on the local clock, per service', async () => {
