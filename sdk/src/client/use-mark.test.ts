@@ -10,8 +10,10 @@ import { createUseMark, MARK_INTERVAL_MS } from './use-mark.js';
 const T0 = Date.UTC(2030, 0, 1);
 
 /** A clock, and a lease state whose saves wait for `finish()` and then save the clock's mark. */
-function setup(savedMark = T0) {
-  const clock = createTrustedClock({ now: () => T0, monotonic: () => 0, toleranceMs: 60_000 });
+function setup(
+  savedMark = T0,
+  clock = createTrustedClock({ now: () => T0, monotonic: () => 0, toleranceMs: 60_000 }),
+) {
   const saves: Array<() => void> = [];
   const store = { mark: savedMark };
   const persist = vi.fn(
@@ -71,6 +73,37 @@ describe('createUseMark', () => {
     expect(persist).toHaveBeenCalledTimes(2);
     await finish();
     await second;
+  });
+
+  it("decides on the clock's mark, not the charged time: a restart's charge alone never saves", async () => {
+    // A restart resumed five minutes ahead of its clocks (usedUntil): the charge is lease time used
+    // up, not a time seen, so it never reaches the mark, and judging at the charged time does not
+    // start a save after every save.
+    const mono = { now: 0 };
+    const clock = createTrustedClock({
+      now: () => T0,
+      monotonic: () => mono.now,
+      toleranceMs: 60_000,
+      restartChargeMs: MARK_INTERVAL_MS,
+    });
+    clock.restore({ timeMark: T0, offsetMs: 0, usedUntil: T0 + 5 * MARK_INTERVAL_MS });
+    const { mark, persist, store, finish } = setup(T0, clock);
+    for (let i = 0; i < 5; i++) {
+      expect(clock.now()).toBe(T0 + 5 * MARK_INTERVAL_MS + i);
+      expect(mark.used(clock.now())).toBeUndefined();
+      mono.now += 1;
+    }
+    expect(persist).not.toHaveBeenCalled();
+    expect(clock.mark).toBe(T0 + 4);
+    // A minute of running past the saved mark does save, the mark without the charge.
+    mono.now = MARK_INTERVAL_MS + 1;
+    const saving = mark.used(clock.now());
+    expect(saving).toBeInstanceOf(Promise);
+    await finish();
+    await saving;
+    expect(store.mark).toBe(T0 + MARK_INTERVAL_MS + 1);
+    expect(mark.used(clock.now())).toBeUndefined();
+    expect(persist).toHaveBeenCalledTimes(1);
   });
 
   it('saves nothing for a time at or before the saved mark plus a minute, however often used', () => {
