@@ -15,7 +15,11 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vite
 import { TokenInvalidError } from '../errors.js';
 import { parseCertificate } from '../internal/certificate.js';
 import type { TrustAnchor } from './certificate-chain.js';
-import { createServiceKeys, type ServiceKeysOptions } from './service-keys.js';
+import {
+  createServiceKeys,
+  MAX_CANDIDATES_PER_KID,
+  type ServiceKeysOptions,
+} from './service-keys.js';
 import { verifySigningKey } from './signing-key-check.js';
 
 vi.mock('./signing-key-check.js', async (importOriginal) => {
@@ -357,6 +361,48 @@ describe('createServiceKeys', () => {
       await keys.refresh().catch(() => undefined);
       await expect(keys.keyFor('second', { fetch: false })).rejects.toThrow(RangeError);
       expect(checks()).toBe(2);
+    });
+  });
+
+  describe('several JWKs under one kid: candidates checked in turn, at most four', () => {
+    /** JWKs published under the default kid whose checks all fail, each differently. */
+    const impostors = () => [
+      foreign.jwk,
+      { ...pki.signingKey.jwk, n: renamed.jwk.n },
+      { ...renamed.jwk, n: pki.signingKey.jwk.n },
+      { ...pki.signingKey.jwk, e: 'Aw' },
+    ];
+
+    it('checks each JWK of the kid in the set order until one passes', async () => {
+      const { load, served } = loaderOf(foreign.jwk, second.jwk, pki.signingKey.jwk);
+      const keys = source({ load });
+      const key = await keys.keyFor(pki.kid);
+      expect(keys.find(pki.kid)).toBe(key);
+      expect(checked()).toEqual([foreign.jwk, pki.signingKey.jwk]);
+      expect(keys.trusted()).toEqual([pki.signingKey.jwk]);
+      expect(served.count).toBe(1);
+    });
+
+    it(`checks the first ${MAX_CANDIDATES_PER_KID} of a kid only: a set cannot make the work grow`, async () => {
+      expect(MAX_CANDIDATES_PER_KID).toBe(4);
+      // The genuine key fourth: checked, trusted.
+      const fourth = loaderOf(...impostors().slice(0, 3), pki.signingKey.jwk);
+      const trusting = source({ load: fourth.load });
+      expect(await trusting.keyFor(pki.kid)).toBeDefined();
+      expect(checked()).toEqual([...impostors().slice(0, 3), pki.signingKey.jwk]);
+      vi.mocked(verifySigningKey).mockClear();
+      // Fifth: never checked, the kid refused with the last check's reason.
+      const fifth = loaderOf(...impostors(), pki.signingKey.jwk, pki.signingKey.jwk);
+      const keys = source({ load: fifth.load });
+      const refusal = await rejectionOf(keys.keyFor(pki.kid));
+      expect(refusal).toBeInstanceOf(TokenInvalidError);
+      expect(checked()).toEqual(impostors());
+      expect(keys.find(pki.kid)).toBeUndefined();
+      expect(keys.trusted()).toEqual([]);
+      // Each candidate left once checked: within the cooldown nothing more is checked or fetched.
+      await expect(keys.keyFor(pki.kid)).rejects.toBe(refusal);
+      expect(checks()).toBe(MAX_CANDIDATES_PER_KID);
+      expect(fifth.served.count).toBe(1);
     });
   });
 
