@@ -1,32 +1,53 @@
 // The time mark follows use (DECISIONS.md "Trust while the app runs (fourth wave)"): a held lease
-// found valid raises the clock to that time, and a mark more than a minute past the saved one is
-// saved at once, one save at a time; close() saves what moved. On a real clock and a lease state
+// found valid raises the clock to that time, and a use at or past the store's `usedUntil` (the time
+// a restart resumes at, saved a minute ahead) saves at once, one save at a time; a failed save is
+// tried again a minute of use later; close() saves what moved. On a real clock and a lease state
 // whose saves the test finishes.
 import { describe, expect, it, vi } from 'vitest';
 import type { LeaseState } from '../lease/lease-state.js';
-import { createTrustedClock } from '../lease/trusted-clock.js';
+import { createTrustedClock, type TrustedClock } from '../lease/trusted-clock.js';
 import { createUseMark, MARK_INTERVAL_MS } from './use-mark.js';
 
 const T0 = Date.UTC(2030, 0, 1);
+const MINUTE = MARK_INTERVAL_MS;
 
-/** A clock, and a lease state whose saves wait for `finish()` and then save the clock's mark. */
-function setup(
-  savedMark = T0,
-  clock = createTrustedClock({ now: () => T0, monotonic: () => 0, toleranceMs: 60_000 }),
-) {
+/** The client's clock: a restart's charge of a minute, as createLicensingClient sets it. */
+function clockAt(mono = { now: 0 }): TrustedClock {
+  return createTrustedClock({
+    now: () => T0,
+    monotonic: () => mono.now,
+    toleranceMs: 60_000,
+    restartChargeMs: MINUTE,
+  });
+}
+
+/**
+ * A lease state whose saves wait for `finish()` and then keep the clock's snapshot (mark and
+ * usedUntil), or fail while `store.failing` is set; saved at first: mark T0, usedUntil T0 + 1 min.
+ */
+function setup(clock = clockAt(), saved = { mark: T0, usedUntil: T0 + MINUTE }) {
   const saves: Array<() => void> = [];
-  const store = { mark: savedMark };
+  const store = { ...saved, failing: false, error: undefined as Error | undefined };
   const persist = vi.fn(
     () =>
       new Promise<void>((resolve) => {
-        const mark = clock.mark;
+        const { timeMark, usedUntil } = clock.snapshot();
         saves.push(() => {
-          store.mark = mark;
+          if (store.failing) {
+            store.error = new Error('unwritable');
+          } else {
+            Object.assign(store, { mark: timeMark, usedUntil, error: undefined });
+          }
           resolve();
         });
       }),
   );
-  const state = { persist, savedMark: () => store.mark } as unknown as LeaseState;
+  const state = {
+    persist,
+    savedMark: () => store.mark,
+    savedUsedUntil: () => store.usedUntil,
+    saveError: () => store.error,
+  } as unknown as LeaseState;
   const mark = createUseMark({ clock, state });
   /** Finishes the oldest save still running. */
   const finish = async () => {
@@ -37,80 +58,100 @@ function setup(
 }
 
 describe('createUseMark', () => {
-  it('saves every minute of use: a minute past the saved mark is not enough, a ms more is', () => {
+  it('saves when use reaches the saved usedUntil: a ms before it is not enough', () => {
     expect(MARK_INTERVAL_MS).toBe(60_000);
     const { clock, mark, persist } = setup();
-    expect(mark.used(T0 + MARK_INTERVAL_MS)).toBeUndefined();
+    expect(mark.used(T0 + MINUTE - 1)).toBeUndefined();
     expect(persist).not.toHaveBeenCalled();
     // The clock holds the time all the same.
-    expect(clock.mark).toBe(T0 + MARK_INTERVAL_MS);
-    expect(clock.now()).toBe(T0 + MARK_INTERVAL_MS);
-    const saving = mark.used(T0 + MARK_INTERVAL_MS + 1);
+    expect(clock.mark).toBe(T0 + MINUTE - 1);
+    expect(clock.now()).toBe(T0 + MINUTE - 1);
+    const saving = mark.used(T0 + MINUTE);
     expect(saving).toBeInstanceOf(Promise);
     expect(persist).toHaveBeenCalledTimes(1);
-    expect(clock.mark).toBe(T0 + MARK_INTERVAL_MS + 1);
+    expect(clock.mark).toBe(T0 + MINUTE);
   });
 
-  it('holds the time on the clock before it saves, so the save writes it', async () => {
+  it('holds the time on the clock before it saves, so the save writes it and a minute ahead', async () => {
     const { mark, store, finish } = setup();
-    const saving = mark.used(T0 + 2 * MARK_INTERVAL_MS);
+    const saving = mark.used(T0 + 2 * MINUTE);
     await finish();
     await expect(saving).resolves.toBeUndefined();
-    expect(store.mark).toBe(T0 + 2 * MARK_INTERVAL_MS);
+    expect(store.mark).toBe(T0 + 2 * MINUTE);
+    expect(store.usedUntil).toBe(T0 + 3 * MINUTE);
   });
 
   it('starts one save at a time: uses while one runs only hold their time', async () => {
     const { clock, mark, persist, finish } = setup();
-    const first = mark.used(T0 + 2 * MARK_INTERVAL_MS);
-    expect(mark.used(T0 + 4 * MARK_INTERVAL_MS)).toBeUndefined();
+    const first = mark.used(T0 + 2 * MINUTE);
+    expect(mark.used(T0 + 4 * MINUTE)).toBeUndefined();
     expect(persist).toHaveBeenCalledTimes(1);
-    expect(clock.mark).toBe(T0 + 4 * MARK_INTERVAL_MS);
+    expect(clock.mark).toBe(T0 + 4 * MINUTE);
     await finish();
     await first;
-    // Settled: the saved mark is two minutes, the clock's four: the next use saves again.
-    const second = mark.used(T0 + 4 * MARK_INTERVAL_MS);
+    // Settled: the store resumes at three minutes, the clock is at four: the next use saves.
+    const second = mark.used(T0 + 4 * MINUTE);
     expect(second).toBeInstanceOf(Promise);
     expect(persist).toHaveBeenCalledTimes(2);
     await finish();
     await second;
   });
 
-  it("decides on the clock's mark, not the charged time: a restart's charge alone never saves", async () => {
-    // A restart resumed five minutes ahead of its clocks (usedUntil): the charge is lease time used
-    // up, not a time seen, so it never reaches the mark, and judging at the charged time does not
-    // start a save after every save.
+  it('charges a restart: its first use saves the next usedUntil, and then once a minute, not after every save', async () => {
+    // A restart resumed five minutes ahead of its clocks (the store's usedUntil). Its first use
+    // is at that time: a kill now must not let the next start resume there again, so it saves a
+    // minute further. The charge never reaches the mark (it is lease time used up, not a time
+    // seen), and the next save comes a minute of use later.
     const mono = { now: 0 };
-    const clock = createTrustedClock({
-      now: () => T0,
-      monotonic: () => mono.now,
-      toleranceMs: 60_000,
-      restartChargeMs: MARK_INTERVAL_MS,
-    });
-    clock.restore({ timeMark: T0, offsetMs: 0, usedUntil: T0 + 5 * MARK_INTERVAL_MS });
-    const { mark, persist, store, finish } = setup(T0, clock);
-    for (let i = 0; i < 5; i++) {
-      expect(clock.now()).toBe(T0 + 5 * MARK_INTERVAL_MS + i);
-      expect(mark.used(clock.now())).toBeUndefined();
-      mono.now += 1;
-    }
-    expect(persist).not.toHaveBeenCalled();
-    expect(clock.mark).toBe(T0 + 4);
-    // A minute of running past the saved mark does save, the mark without the charge.
-    mono.now = MARK_INTERVAL_MS + 1;
-    const saving = mark.used(clock.now());
-    expect(saving).toBeInstanceOf(Promise);
+    const clock = clockAt(mono);
+    clock.restore({ timeMark: T0, offsetMs: 0, usedUntil: T0 + 5 * MINUTE });
+    const { mark, persist, store, finish } = setup(clock, { mark: T0, usedUntil: T0 + 5 * MINUTE });
+    expect(clock.now()).toBe(T0 + 5 * MINUTE);
+    const first = mark.used(clock.now());
+    expect(first).toBeInstanceOf(Promise);
     await finish();
-    await saving;
-    expect(store.mark).toBe(T0 + MARK_INTERVAL_MS + 1);
-    expect(mark.used(clock.now())).toBeUndefined();
+    await first;
+    expect(store.usedUntil).toBe(T0 + 6 * MINUTE);
+    expect(store.mark).toBe(T0);
+    for (let i = 1; i < 5; i++) {
+      mono.now = i;
+      expect(mark.used(clock.now())).toBeUndefined();
+    }
     expect(persist).toHaveBeenCalledTimes(1);
+    expect(clock.mark).toBe(T0 + 4);
+    mono.now = MINUTE;
+    const next = mark.used(clock.now());
+    expect(next).toBeInstanceOf(Promise);
+    await finish();
+    await next;
+    expect(store.usedUntil).toBe(T0 + 7 * MINUTE);
+    expect(store.mark).toBe(T0 + MINUTE);
+    expect(persist).toHaveBeenCalledTimes(2);
   });
 
-  it('saves nothing for a time at or before the saved mark plus a minute, however often used', () => {
-    const { mark, persist } = setup(T0 + 10 * MARK_INTERVAL_MS);
-    for (let i = 0; i <= 10; i++) expect(mark.used(T0 + i * MARK_INTERVAL_MS)).toBeUndefined();
-    expect(mark.used(T0 + 11 * MARK_INTERVAL_MS)).toBeUndefined();
+  it('saves nothing for a time before the saved usedUntil, however often used', () => {
+    const { mark, persist } = setup(clockAt(), { mark: T0, usedUntil: T0 + 10 * MINUTE });
+    for (let i = 0; i < 10; i++) expect(mark.used(T0 + i * MINUTE)).toBeUndefined();
+    expect(mark.used(T0 + 10 * MINUTE - 1)).toBeUndefined();
     expect(persist).not.toHaveBeenCalled();
+  });
+
+  it('tries a store that failed to save again a minute of use later, not at every use', async () => {
+    const { mark, persist, store, finish } = setup();
+    store.failing = true;
+    const failed = mark.used(T0 + MINUTE);
+    await finish();
+    await failed;
+    expect(store.error).toBeDefined();
+    for (let i = 1; i < 10; i++) expect(mark.used(T0 + MINUTE + i * 1000)).toBeUndefined();
+    expect(persist).toHaveBeenCalledTimes(1);
+    store.failing = false;
+    const again = mark.used(T0 + 2 * MINUTE);
+    expect(again).toBeInstanceOf(Promise);
+    await finish();
+    await again;
+    expect(store.error).toBeUndefined();
+    expect(store.usedUntil).toBe(T0 + 3 * MINUTE);
   });
 
   describe('flush (on close)', () => {

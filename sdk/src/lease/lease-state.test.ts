@@ -625,6 +625,42 @@ describe('createLeaseState', () => {
     });
   });
 
+  describe('savedUsedUntil: the time a restart resumes at, as the store holds it', () => {
+    it("is the document's usedUntil, else its mark (a document from before usedUntil)", async () => {
+      const read = setup({
+        store: scriptedStore(async () =>
+          JSON.stringify(documentWith({ timeMark: T0, usedUntil: T0 + HOUR })),
+        ),
+      }).state;
+      await read.load();
+      expect(read.savedUsedUntil()).toBe(T0 + HOUR);
+      const older = setup({
+        store: scriptedStore(async () => JSON.stringify(documentWith({ timeMark: T0 }))),
+      }).state;
+      await older.load();
+      expect(older.savedUsedUntil()).toBe(T0);
+    });
+
+    it('is the usedUntil written once the save succeeded, and stays when a save fails', async () => {
+      let fail = false;
+      const store = scriptedStore(
+        async () => undefined,
+        vi.fn(async () => {
+          if (fail) throw new Error('ENOSPC');
+        }),
+      );
+      const { state, clock } = setup({ store });
+      clock.raise(T0 + 10_000);
+      await state.persist();
+      const written = clock.snapshot().usedUntil;
+      expect(state.savedUsedUntil()).toBe(written);
+      fail = true;
+      clock.raise(T0 + HOUR);
+      await state.persist();
+      expect(state.savedUsedUntil()).toBe(written);
+    });
+  });
+
   describe('savedMark: the time mark the store holds', () => {
     it('is 0 before anything was read or written, and for a store that holds nothing', async () => {
       const { state } = setup({ store: scriptedStore(async () => undefined) });
