@@ -24,7 +24,10 @@ export default {
     'sdk/src/internal/platform/rs256-verifier.ts',
     'sdk/src/internal/format-time.ts',
     'sdk/src/client/accept-token.ts',
-    'sdk/src/client/trusted-keys.ts',
+    'sdk/src/client/client-keys.ts',
+    'sdk/src/client/use-mark.ts',
+    'sdk/src/transport/read-bounded-body.ts',
+    'sdk/src/options/hardware-id.ts',
   ],
   // The sandbox needs the SDK's sources and the test helpers only.
   ignorePatterns: [

@@ -31,13 +31,15 @@ export default defineConfig({
       'sdk/src/lease/**/*.test.ts',
       'sdk/src/internal/**/*.test.ts',
       'sdk/src/client/**/*.test.ts',
+      'sdk/src/transport/read-bounded-body.test.ts',
+      'sdk/src/options/hardware-id.test.ts',
     ],
     exclude: [
       ...configDefaults.exclude,
       // The keeper's scheduling, through a whole client on msw: no trust file's own test, and its
       // renewals and key checks still running after a test ends count as coverage outside any
       // test, which makes Stryker run every test for each mutant they reach.
-      'sdk/src/lease/lease-keeper.test.ts',
+      'sdk/src/client/lease-keeper.test.ts',
     ],
     testTimeout: 30_000,
     hookTimeout: 60_000,

@@ -125,9 +125,9 @@ describe('an app killed and restarted with its clock set back', () => {
 
 describe('quick honest restarts', () => {
   it('write the store once a minute of use, not on every check, while a restart is charged', async () => {
-    // Three quick restarts each charge the next a minute (usedUntil): the third starts 2+ min
-    // ahead of its clock. The mark it saves is the time it judged on less that charge, so the
-    // saves follow the mark, not the charged time (which is always more than a minute past it).
+    // Three quick restarts each charge the next a minute (usedUntil): the last starts 3+ min
+    // ahead of its clock. Its first check saves the next usedUntil a minute ahead, and no check
+    // within that minute saves again (before the fix every save was followed by another).
     const inner = createMemoryLeaseStore();
     let saves = 0;
     const store: LeaseStore = {

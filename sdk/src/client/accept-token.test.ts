@@ -145,6 +145,37 @@ describe('acceptFreshLease', () => {
     expect(error.reason).toBe('malformed');
   });
 
+  it('never judges at an iat that is not finite: a Date that agrees with nothing stands', async () => {
+    // The fake services' certificates end at 2040-01-01: the clock reads an hour after that, the
+    // answer's Date an hour before (within 24 h, so the Date is the time judged at).
+    const end = Date.UTC(2040, 0, 1);
+    const { context } = trustContext({ local: { now: end + HOUR } });
+    const read = readLeaseToken(signAs('main', leaseClaims(end / 1000 - 2 * 3600)));
+    // As read from a payload holding `"iat":1e400`.
+    const infinite = { ...read, claims: { ...read.claims, iat: Number.POSITIVE_INFINITY } };
+    const error = await refusal(
+      acceptFreshLease(context, 'main', infinite, 'ItemA', { serviceTime: end - HOUR }, undefined),
+    );
+    // Judged at the Date, while the certificates are valid: refused for its iat alone.
+    expect(error.reason).toBe('malformed');
+  });
+
+  it('rejects with the signal reason, fetching nothing, once the signal is aborted', async () => {
+    const { context, request } = trustContext({ local: { now: T0 } });
+    const token = signAs('main', leaseClaims());
+    const reason = new Error('stop');
+    const signal = AbortSignal.abort(reason);
+    const answer = { serviceTime: T0 };
+    for (const accepting of [
+      acceptFreshLease(context, 'main', token, 'ItemA', answer, signal),
+      acceptFreshAnswer(context, 'main', token, answer, signal),
+      acceptKeptLease(context, 'main', token, 'ItemA', { signal }),
+    ]) {
+      await expect(accepting).rejects.toBe(reason);
+    }
+    expect(request).not.toHaveBeenCalled();
+  });
+
   it('reads the kid of a token given as text: a key held means no fetch', async () => {
     const { context, request, keys } = trustContext({ local: { now: T0 } });
     keys.main.restore(fakeServices.jwks.main.keys);

@@ -13,7 +13,11 @@ import {
 import { HttpResponse, http } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { InvalidOptionError, isLicensingError } from '../errors.js';
+import { createEventHub } from '../client-hooks.js';
+import { InvalidOptionError, isLicensingError, LeaseStoreInvalidError } from '../errors.js';
+import type { Lease } from '../types.js';
+import { createClientStatus } from './client-status.js';
+import type { UseMark } from './use-mark.js';
 
 const server = setupServer();
 
@@ -225,6 +229,8 @@ describe('client.status() and client.has()', () => {
     client.keepAlive(leases, { maxRefreshIntervalMs: 1_000 });
     mainUp = true;
     await vi.advanceTimersByTimeAsync(1_100);
+    // The renewal's signature check runs on real WebCrypto, which fake timers do not wait for.
+    await vi.waitFor(() => expect(client.status().leases[0]?.servedBy).toBe('main'));
     const { leases: held } = client.status();
     expect(held).toHaveLength(1);
     expect(held[0]).toMatchObject({ item: 'ItemA', servedBy: 'main' });
@@ -363,5 +369,165 @@ describe('client.close({ release })', () => {
     await Promise.all([client.close({ release: true }), client.close({ release: true })]);
     expect(releases(main.hits)).toHaveLength(1);
     expect(main.hits.count).toBe(2);
+  });
+});
+
+describe('createClientStatus: the heartbeat, the time mark and the store error', () => {
+  const MINUTE = 60_000;
+
+  /** A lease of `item` expiring at `exp` (ms). */
+  const leaseOf = (item: string, exp: number) =>
+    ({ item, leaseId: `L-${item}`, claims: { exp: exp / 1000 } }) as unknown as Lease;
+
+  /** A status on a clock the test moves, a use mark that records, a store error the test sets. */
+  function setup() {
+    const clock = { at: NOW, now: () => clock.at };
+    const used = vi.fn<UseMark['used']>(() => undefined);
+    const store = { error: undefined as LeaseStoreInvalidError | undefined };
+    const status = createClientStatus({
+      clock,
+      useMark: { used, flush: async () => {} },
+      store: { saveError: () => store.error },
+      strategy: { activeService: 'main' },
+      events: createEventHub({}),
+      logger: undefined,
+    });
+    /** Holds `leases` as a successful call would. */
+    const hold = (leases: Lease[]) => status.track(Promise.resolve(leases), { held: (l) => l });
+    return { clock, used, store, status, hold };
+  }
+
+  it('ticks at least every 60 s while leases are held, telling the use mark the time', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const { clock, used, status, hold } = setup();
+    await hold([leaseOf('ItemA', NOW + 8 * 3_600_000)]);
+    used.mockClear();
+    for (let tick = 1; tick <= 3; tick++) {
+      clock.at += MINUTE - 1;
+      await vi.advanceTimersByTimeAsync(MINUTE - 1);
+      expect(used).toHaveBeenCalledTimes(tick - 1);
+      clock.at += 1;
+      await vi.advanceTimersByTimeAsync(1);
+      expect(used).toHaveBeenCalledTimes(tick);
+      expect(used).toHaveBeenLastCalledWith(clock.at);
+    }
+    // One timer at a time.
+    expect(vi.getTimerCount()).toBe(1);
+    status.close();
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('ticks at the earliest exp when it comes before the minute, and not at all once none is held', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const { clock, used, status, hold } = setup();
+    await hold([leaseOf('ItemA', NOW + 10_000)]);
+    used.mockClear();
+    clock.at = NOW + 10_000;
+    await vi.advanceTimersByTimeAsync(10_001);
+    expect(status.held()).toEqual([]);
+    expect(status.snapshot().leases).toEqual([]);
+    expect(used).not.toHaveBeenCalled();
+    expect(vi.getTimerCount()).toBe(0);
+    await vi.advanceTimersByTimeAsync(10 * MINUTE);
+    expect(used).not.toHaveBeenCalled();
+  });
+
+  it('sets no timer while no lease is held', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const { used, status } = setup();
+    await status.track(Promise.resolve('ok'));
+    expect(status.snapshot().online).toBe(true);
+    expect(vi.getTimerCount()).toBe(0);
+    await vi.advanceTimersByTimeAsync(10 * MINUTE);
+    expect(used).not.toHaveBeenCalled();
+  });
+
+  it('tells the use mark of valid judgements only: has() true, a snapshot with leases', async () => {
+    const { clock, used, status, hold } = setup();
+    await hold([leaseOf('ItemA', NOW + MINUTE)]);
+    used.mockClear();
+    clock.at = NOW + 1_000;
+    expect(status.has('ItemA')).toBe(true);
+    expect(used).toHaveBeenCalledTimes(1);
+    expect(used).toHaveBeenLastCalledWith(NOW + 1_000);
+    expect(status.has('ItemB')).toBe(false);
+    expect(used).toHaveBeenCalledTimes(1);
+    status.snapshot();
+    expect(used).toHaveBeenCalledTimes(2);
+    // Expired on the clock: has() is false and nothing is told, nor by the snapshot that drops it.
+    clock.at = NOW + MINUTE;
+    expect(status.has('ItemA')).toBe(false);
+    expect(status.snapshot().leases).toEqual([]);
+    expect(used).toHaveBeenCalledTimes(2);
+    status.close();
+  });
+
+  it('tells the use mark nothing once closed', async () => {
+    const { used, status, hold } = setup();
+    await hold([leaseOf('ItemA', NOW + MINUTE)]);
+    status.close();
+    used.mockClear();
+    expect(status.has('ItemA')).toBe(true);
+    status.snapshot();
+    expect(used).not.toHaveBeenCalled();
+  });
+
+  it('shows the store error in the snapshot, and tells listeners when a save it started ends', async () => {
+    const { used, store, status, hold } = setup();
+    await hold([leaseOf('ItemA', NOW + MINUTE)]);
+    const before = status.snapshot();
+    expect('storeError' in before).toBe(false);
+    const listener = vi.fn();
+    status.subscribe(listener);
+    // The next judgement starts a save that fails.
+    let saved = () => {};
+    used.mockImplementationOnce(
+      () =>
+        new Promise<void>((resolve) => {
+          saved = resolve;
+        }),
+    );
+    expect(status.has('ItemA')).toBe(true);
+    const failure = new LeaseStoreInvalidError(
+      'unwritable',
+      'The lease store could not be written',
+    );
+    store.error = failure;
+    saved();
+    await vi.waitFor(() => expect(listener).toHaveBeenCalledTimes(1));
+    const after = status.snapshot();
+    expect(after).not.toBe(before);
+    expect(after.storeError).toBe(failure);
+    expect(after).toMatchObject({ activeService: 'main', online: true });
+    // The next good save clears it.
+    store.error = undefined;
+    const cleared = status.snapshot();
+    expect(cleared).not.toBe(after);
+    expect('storeError' in cleared).toBe(false);
+    await Promise.resolve();
+    expect(listener).toHaveBeenCalledTimes(2);
+    status.close();
+  });
+});
+
+describe('the time mark follows use, through a whole client', () => {
+  it('saves the mark about every minute while a lease is held and nothing is asked', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'], now: NOW });
+    serviceClock.now = () => Date.now();
+    server.use(authzHandler('main', ['ok']).handler);
+    const store = seededStore();
+    const { client } = makeClient({ now: () => Date.now(), leaseStore: store });
+    const checkedOut = client.checkout(['ItemA']);
+    await vi.advanceTimersByTimeAsync(10);
+    await checkedOut;
+    const markIn = async () => JSON.parse((await store.load())!).timeMark as number;
+    const start = await markIn();
+    await vi.advanceTimersByTimeAsync(3 * 60_000 + 10);
+    // No call since the checkout; the heartbeat raised and saved the mark.
+    expect(await markIn()).toBeGreaterThan(start + 60_000);
+    expect(await markIn()).toBeLessThanOrEqual(Date.now());
+    const closing = client.close();
+    await vi.advanceTimersByTimeAsync(10);
+    await closing;
   });
 });

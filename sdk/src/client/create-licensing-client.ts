@@ -21,7 +21,7 @@ import { checkoutProducts } from './checkout-products.js';
 import type { ClientContext } from './client-context.js';
 import { createClientKeys } from './client-keys.js';
 import { createClientStatus } from './client-status.js';
-import { createHeldOperations } from './held-operations.js';
+import { createHeldOperations, traceHeldOperations } from './held-operations.js';
 import { createLeaseKeeper, type LeaseKeeper } from './lease-keeper.js';
 import type { LicensingClient } from './licensing-client.js';
 import { observeStore } from './observed-store.js';
@@ -181,7 +181,7 @@ export function assembleLicensingClient(
   });
   const operations = createHeldOperations(context, status);
   // What the app's calls and the keepers run, each through telemetry where there is one.
-  const tracked = telemetry?.operations(operations) ?? operations;
+  const tracked = telemetry ? traceHeldOperations(operations, telemetry) : operations;
   const trace = <T>(name: 'restore' | 'verify', run: () => Promise<T>) =>
     telemetry ? telemetry.run(name, {}, run) : run();
   const held = { held: (result: { leases: Lease[] }) => result.leases };

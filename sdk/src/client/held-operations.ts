@@ -1,6 +1,7 @@
 // The client's operations on the leases it holds, each recorded in the client's status: what the
 // app's calls and the lease keepers both run, so a keeper's renewal shows in `status()` exactly
 // as the app's own does.
+import type { LicensingTelemetry } from '../telemetry/licensing-telemetry.js';
 import type { CallOptions, CheckoutItem, CheckoutResult, Lease } from '../types.js';
 import { checkout, reissue } from './checkout.js';
 import type { ClientContext } from './client-context.js';
@@ -41,5 +42,37 @@ export function createHeldOperations(context: ClientContext, status: ClientStatu
       status.drop(list.map((lease) => lease?.leaseId));
       return status.track(release(context, list, options));
     },
+  };
+}
+
+/** The item names of a checkout's arguments (the call itself checks them). */
+function itemNames(items: unknown): unknown[] {
+  return Array.isArray(items)
+    ? items.map((item) => (typeof item === 'object' && item !== null ? item.item : item))
+    : [];
+}
+
+/**
+ * `held` run through `telemetry` (traced and published, docs/observability.md): what the app's
+ * calls and the lease keepers run. A keeper's re-issue is a checkout of the lease's item,
+ * `reissue: true`.
+ *
+ * @example
+ * const operations = traceHeldOperations(createHeldOperations(context, status), telemetry);
+ */
+export function traceHeldOperations(
+  held: HeldOperations,
+  telemetry: LicensingTelemetry,
+): HeldOperations {
+  return {
+    checkout: (items, o) =>
+      telemetry.run('checkout', { items: itemNames(items) }, () => held.checkout(items, o)),
+    renew: (lease, o) => telemetry.run('renew', { lease }, () => held.renew(lease, o)),
+    reissue: (lease, o) =>
+      telemetry.run('checkout', { items: [lease.item], reissue: true }, () =>
+        held.reissue(lease, o),
+      ),
+    release: (leases, o) =>
+      telemetry.run('release', { leases: [leases].flat() }, () => held.release(leases, o)),
   };
 }

@@ -1,7 +1,9 @@
 // The time mark follows use (DECISIONS.md "Trust while the app runs (fourth wave)"): whenever the
-// client finds a held lease valid on a trusted time more than a minute past the saved mark, the
-// mark rises to that time and is saved at once. An app killed at any moment has left a mark at
-// most about a minute old, so restarting it with the clock set back gains at most that.
+// client finds a held lease valid on a trusted time past the store's `usedUntil` (the time a
+// restart resumes at, saved a minute ahead of the time judged), the mark rises to that time and
+// the store is saved at once. An app killed at any moment has used its lease at most to the
+// saved `usedUntil`, so a restart, whatever its clock reads, resumes no earlier: a restart costs
+// at most a minute of lease, and never gains one.
 import type { LeaseState } from '../lease/lease-state.js';
 import type { TrustedClock } from '../lease/trusted-clock.js';
 
@@ -12,9 +14,9 @@ export const MARK_INTERVAL_MS = 60_000;
 export interface UseMark {
   /**
    * A held lease was found valid at `time` (the trusted time): the clock holds it (the running
-   * time and the mark rise to it, less a restart's charge), and a mark more than
-   * {@link MARK_INTERVAL_MS} past the saved one is saved. Returns that save when one started (it
-   * never rejects), else undefined.
+   * time and the mark rise to it, less a restart's charge), and a `time` at or past the store's
+   * `usedUntil` is saved (a new `usedUntil` {@link MARK_INTERVAL_MS} ahead). Returns that save
+   * when one started (it never rejects), else undefined.
    */
   used(time: number): Promise<void> | undefined;
   /** Saves the mark when it moved past the saved one (on close). Never rejects. */
@@ -31,10 +33,15 @@ export interface UseMark {
 export function createUseMark(deps: { clock: TrustedClock; state: LeaseState }): UseMark {
   const { clock, state } = deps;
   let saving: Promise<void> | undefined;
+  /** After a failed save, the time of use that tries again: a store that cannot be written is
+   * tried once a minute of use, not on every check. */
+  let retryAt = Number.NEGATIVE_INFINITY;
 
-  const save = () => {
+  const save = (time: number) => {
     saving ??= state.persist().finally(() => {
       saving = undefined;
+      retryAt =
+        state.saveError() === undefined ? Number.NEGATIVE_INFINITY : time + MARK_INTERVAL_MS;
     });
     return saving;
   };
@@ -42,14 +49,14 @@ export function createUseMark(deps: { clock: TrustedClock; state: LeaseState }):
   return {
     used(time) {
       clock.held(time);
-      // The mark, not `time`: a restart's charge is in `time` and never in the mark, so a charge
-      // over a minute would otherwise start a save after every save.
-      if (saving || clock.mark <= state.savedMark() + MARK_INTERVAL_MS) return undefined;
-      return save();
+      // `time` carries a restart's charge and so does `usedUntil`: a restart resumes at the saved
+      // `usedUntil` and its first use saves the next one (each save covers a minute ahead).
+      if (saving || time < Math.max(state.savedUsedUntil(), retryAt)) return undefined;
+      return save(time);
     },
     async flush() {
       await saving;
-      if (clock.mark > state.savedMark()) await save();
+      if (clock.mark > state.savedMark()) await save(clock.now());
     },
   };
 }

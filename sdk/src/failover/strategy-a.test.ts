@@ -1,16 +1,22 @@
-import { fakeServices, signAs } from '@test/helpers/fake-licensing.js';
 import {
   authzHandler,
   fakeIdTokens,
-  HASH,
   MAIN,
   makeClient,
   NOW,
+  PEM,
 } from '@test/helpers/licensing-test-setup.js';
-import { HttpResponse, http } from 'msw';
+import { HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createEventHub } from '../client-hooks.js';
 import { isLicensingError, LicensingError } from '../errors.js';
+import {
+  type LicensingClientOptions,
+  resolveLicensingClientOptions,
+} from '../options/licensing-client.js';
+import { FailedAttempt } from '../transport/failed-attempt.js';
+import { createStrategyA } from './strategy-a.js';
 
 const server = setupServer();
 beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
@@ -28,70 +34,6 @@ async function rejection(promise: Promise<unknown>): Promise<LicensingError> {
   if (!isLicensingError(error)) throw new Error(`expected a LicensingError, got ${String(error)}`);
   return error;
 }
-
-describe('checkout on a healthy main service', () => {
-  it('sends the wire format and returns verified leases in request order', async () => {
-    const main = authzHandler('main', ['ok']);
-    server.use(main.handler);
-    const { client } = makeClient();
-    const { leases, denied } = await client.checkout(['ItemA', { item: 'ItemB', licenseId: 'L9' }]);
-    expect(denied).toEqual([]);
-    expect(leases.map((l) => [l.item, l.servedBy])).toEqual([
-      ['ItemA', 'main'],
-      ['ItemB', 'main'],
-    ]);
-    expect(leases[1]!.licenseId).toBe('L9');
-    expect(leases[0]!.expiresAt).toBe(NOW + 28_800_000);
-    expect(leases[0]!.refreshAt).toBe(NOW + 21_600_000);
-    const request = main.hits.requests[0]!;
-    expect(new URL(request.url).search).toBe('?ItemA&ItemB=;licenseId=L9&hw=H1&version=1.0');
-    expect(request.headers.get('authorization')).toBe(`ServiceKeyHash ${HASH}`);
-    expect(request.headers.get('service-signingkeyid')).toBeNull();
-    // Each token verified as a lease of its item, bound to this device.
-    expect(leases.map((l) => [l.claims.ItemA ?? l.claims.ItemB, l.claims.hw])).toEqual([
-      [true, 'H1'],
-      [true, 'H1'],
-    ]);
-    expect(client.activeService).toBe('main');
-  });
-
-  it('returns a per-item noLicenseFound as denied, not as an outage', async () => {
-    const main = authzHandler('main', ['deny'], undefined, ['ItemB']);
-    const standby = authzHandler('standby', ['ok']);
-    server.use(main.handler, standby.handler);
-    const { client } = makeClient();
-    const { leases, denied } = await client.checkout(['ItemA', 'ItemB']);
-    expect(leases.map((l) => l.item)).toEqual(['ItemA']);
-    expect(denied).toEqual([
-      { item: 'ItemB', code: 'noLicenseFound', message: 'No license found' },
-    ]);
-    expect(main.hits.count).toBe(1);
-    expect(standby.hits.count).toBe(0);
-  });
-
-  it('renews with <item>=;leaseId and releases with release&<id>', async () => {
-    const main = authzHandler('main', ['ok']);
-    server.use(main.handler);
-    const { client, named } = makeClient();
-    const [lease] = (await client.checkout(['ItemA'])).leases;
-    const renewed = await client.renew(lease!);
-    expect(renewed.leaseId).toBe(lease!.leaseId);
-    expect(new URL(main.hits.requests[1]!.url).search).toBe(
-      `?ItemA=;leaseId=${lease!.leaseId}&hw=H1&version=1.0`,
-    );
-    expect(named('leaseRenewed')).toEqual([{ previous: lease, lease: renewed, reissued: false }]);
-    await client.release(renewed);
-    expect(new URL(main.hits.requests[2]!.url).search).toBe(`?release&${lease!.leaseId}`);
-  });
-
-  it('rejects bad arguments with INVALID_ARGUMENT before any request', async () => {
-    const { client } = makeClient();
-    for (const items of [[], [''], ['hw'], ['A', 'A']]) {
-      expect((await rejection(client.checkout(items))).code).toBe('INVALID_ARGUMENT');
-    }
-    expect((await rejection(client.renew({} as never))).code).toBe('INVALID_ARGUMENT');
-  });
-});
 
 describe('Strategy A', () => {
   const failures: Array<[string, Parameters<typeof authzHandler>[1]]> = [
@@ -469,80 +411,102 @@ describe('abort', () => {
   });
 });
 
-describe('checkoutProducts', () => {
-  it('POSTs the products to main with the ID token and verifies granted JWTs', async () => {
-    let body: unknown;
-    let authorization: string | null = null;
-    server.use(
-      http.post(`${MAIN}/licensing/actions/checkout`, async ({ request }) => {
-        body = await request.json();
-        authorization = request.headers.get('authorization');
-        const iat = Math.floor(NOW / 1000);
-        const jwt = signAs('main', {
-          Pro: true,
-          jti: 'J-pro',
-          lic: 'L-pro',
-          hw: 'H1',
-          iat,
-          exp: iat + 28_800,
-        });
-        return HttpResponse.json([
-          { productName: 'Pro', granted: true, jwt },
-          { productName: 'Max', granted: false, errorCode: 'noLicenseFound' },
-        ]);
-      }),
-    );
-    const { client } = makeClient({}, { idTokens: fakeIdTokens() });
-    const products = [
-      { productName: 'Pro', qty: 1, qtyDimension: 'SEATS' as const },
-      { productName: 'Max', qty: 2, qtyDimension: 'USE_COUNT' as const },
-    ];
-    const result = await client.checkoutProducts(products);
-    expect(body).toEqual(products);
-    expect(authorization).toBe('IdToken idtoken-1');
-    expect(result[0]).toMatchObject({
-      productName: 'Pro',
-      granted: true,
-      claims: { Pro: true },
-      lease: { item: 'Pro', leaseId: 'J-pro', licenseId: 'L-pro', servedBy: 'main' },
+describe('Strategy A with a fake operation (no client, no HTTP)', () => {
+  /** An outage of `service` as the transport reports one (a 503). */
+  const outage = (service: 'main' | 'standby') =>
+    new FailedAttempt({
+      ok: false,
+      outage: true,
+      reason: 'server-error',
+      error: new LicensingError('SERVICE_UNAVAILABLE', `${service} answered 503`),
     });
-    expect(result[1]).toEqual({ productName: 'Max', granted: false, errorCode: 'noLicenseFound' });
+
+  function strategy(failover: Partial<LicensingClientOptions['failover']> = {}) {
+    const events: Array<[string, unknown]> = [];
+    const hub = createEventHub({});
+    for (const name of ['failover', 'failback', 'attemptFailed', 'circuitOpen'] as const) {
+      hub.on(name, (event) => events.push([name, event]));
+    }
+    const { failover: resolved } = resolveLicensingClientOptions({
+      mainUrl: MAIN,
+      standbyUrl: 'http://standby.test',
+      auth: { serviceKeyHash: 'ab'.repeat(32) },
+      trust: { rootCertificates: [{ pem: PEM }] },
+      failover: { mainAttempts: 2, backoffBaseMs: 0, backoffMaxMs: 0, ...failover },
+    });
+    const run = createStrategyA({
+      failover: resolved,
+      random: () => 0,
+      now: () => NOW,
+      events: hub,
+      transport: {} as never, // Strategy A asks the transport for nothing.
+    });
+    return { run, events };
+  }
+
+  it('returns main’s answer after one try of main, and tells no one', async () => {
+    const { run, events } = strategy();
+    const tried: string[] = [];
+    const value = await run.run(async (service) => {
+      tried.push(service);
+      return `from ${service}`;
+    });
+    expect(value).toBe('from main');
+    expect(tried).toEqual(['main']);
+    expect(events).toEqual([]);
+    expect(run.activeService).toBe('main');
   });
 
-  it('never fails over to the standby and validates its input', async () => {
-    server.use(http.post(`${MAIN}/licensing/actions/checkout`, () => HttpResponse.error()));
-    const { client } = makeClient({}, { idTokens: fakeIdTokens() });
-    const error = await rejection(
-      client.checkoutProducts([{ productName: 'Pro', qty: 1, qtyDimension: 'SEATS' }]),
-    );
-    expect(error.code).toBe('SERVICE_UNAVAILABLE');
-    const bad = await rejection(
-      client.checkoutProducts([{ productName: 'Pro', qty: 0, qtyDimension: 'SEATS' }]),
-    );
-    expect(bad.code).toBe('INVALID_ARGUMENT');
-  });
-});
-
-describe('verify and close', () => {
-  it('re-verifies a stored token against the service named by iss', async () => {
-    server.use(authzHandler('main', [503]).handler, authzHandler('standby', ['ok']).handler);
-    server.use(
-      http.get(`${MAIN}/.well-known/jwks.json`, () => HttpResponse.json(fakeServices.jwks.main)),
-    );
-    const { client } = makeClient();
-    const [lease] = (await client.checkout(['ItemA'])).leases;
-    // fake tokens carry iss 'standby'; pass the service explicitly.
-    const again = await client.verify(lease!.token, { service: 'standby' });
-    expect(again).toMatchObject({ item: 'ItemA', leaseId: lease!.leaseId, servedBy: 'standby' });
-    // Main's keys do not verify it: a lease verifies only against its own service's keys.
-    expect((await rejection(client.verify(lease!.token, { service: 'main' }))).code).toBe(
-      'TOKEN_INVALID',
-    );
+  it('tries main mainAttempts times on an outage, then the standby once, and fails back when main answers', async () => {
+    const { run, events } = strategy();
+    let mainDown = true;
+    const tried: string[] = [];
+    const operation = async (service: 'main' | 'standby') => {
+      tried.push(service);
+      if (service === 'main' && mainDown) throw outage('main');
+      return `from ${service}`;
+    };
+    expect(await run.run(operation)).toBe('from standby');
+    expect(tried).toEqual(['main', 'main', 'standby']);
+    expect(run.activeService).toBe('standby');
+    expect(events.map(([name]) => name)).toEqual(['attemptFailed', 'attemptFailed', 'failover']);
+    expect(events[2]![1]).toMatchObject({ from: 'main', to: 'standby', reason: 'server-error' });
+    mainDown = false;
+    expect(await run.run(operation)).toBe('from main');
+    expect(events.at(-1)).toEqual([
+      'failback',
+      { from: 'standby', to: 'main', reason: 'main-answered' },
+    ]);
   });
 
-  it('refuses calls after close()', async () => {
-    const { client } = makeClient();
-    await client.close();
-    expect((await rejection(client.checkout(['A']))).code).toBe('CLIENT_CLOSED');
+  it('ends the call on what main refuses (no outage): the standby is never asked', async () => {
+    const { run } = strategy();
+    const tried: string[] = [];
+    const refusal = new LicensingError('UNAUTHORIZED', 'main refused the credentials');
+    const error = await run
+      .run(async (service) => {
+        tried.push(service);
+        throw new FailedAttempt({
+          ok: false,
+          outage: false,
+          reason: 'unauthorized',
+          error: refusal,
+        });
+      })
+      .catch((e: unknown) => e);
+    expect(error).toBe(refusal);
+    expect(tried).toEqual(['main']);
+  });
+
+  it('rejects with SERVICE_UNAVAILABLE carrying every attempt when both fail', async () => {
+    const { run } = strategy();
+    const error = await run
+      .run(async (service) => {
+        throw outage(service);
+      })
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+    const attempts = ((error as Error).cause as AggregateError).errors.map((e: Error) => e.message);
+    expect(attempts).toEqual(['main answered 503', 'main answered 503', 'standby answered 503']);
   });
 });

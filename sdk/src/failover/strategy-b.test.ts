@@ -3,10 +3,17 @@ import {
   enabledHandler,
   mainJwksHandler,
   makeClient,
+  PEM,
 } from '@test/helpers/licensing-test-setup.js';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { isLicensingError } from '../errors.js';
+import { createEventHub } from '../client-hooks.js';
+import { isLicensingError, LicensingError } from '../errors.js';
+import { resolveLicensingClientOptions } from '../options/licensing-client.js';
+import { FailedAttempt } from '../transport/failed-attempt.js';
+import type { LicensingResponse, LicensingTransport } from '../transport/licensing-transport.js';
+import type { FailureReason } from '../types.js';
+import { createStrategyB } from './strategy-b.js';
 
 const server = setupServer();
 beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
@@ -254,5 +261,92 @@ describe('Strategy B', () => {
     // 30 s, then 60, 120 and 120 (the cap) after each failed probe.
     expect(probedAt).toEqual([30, 90, 210, 330, 450, 570]);
     await client.close();
+  });
+});
+
+describe('Strategy B with a fake operation and a fake transport (no client, no HTTP)', () => {
+  const failed = (reason: FailureReason, outage = true) =>
+    new FailedAttempt({
+      ok: false,
+      outage,
+      reason,
+      error: new LicensingError('SERVICE_UNAVAILABLE', reason),
+    });
+
+  function strategy(standbyEnabled: boolean) {
+    const asked: string[] = [];
+    const transport: LicensingTransport = {
+      signingKeyId: undefined,
+      async request(service, request) {
+        asked.push(`${service} ${request.path}`);
+        if (service === 'standby' && request.path === '/enabled') {
+          return { value: standbyEnabled } as LicensingResponse;
+        }
+        throw failed('connection-refused');
+      },
+    };
+    const events: string[] = [];
+    const hub = createEventHub({});
+    hub.on('failover', () => events.push('failover'));
+    hub.on('failback', ({ reason }) => events.push(`failback ${reason}`));
+    const { failover } = resolveLicensingClientOptions({
+      mainUrl: 'http://main.test',
+      standbyUrl: 'http://standby.test',
+      auth: { serviceKeyHash: 'ab'.repeat(32) },
+      trust: { rootCertificates: [{ pem: PEM }] },
+      failover: { strategy: 'B', mainAttempts: 2, backoffBaseMs: 0, backoffMaxMs: 0 },
+    });
+    const run = createStrategyB({
+      failover,
+      random: () => 0,
+      now: Date.now,
+      events: hub,
+      transport,
+    });
+    return { run, asked, events };
+  }
+
+  it('asks /enabled once, then sticks to the standby with no main attempt until it refuses', async () => {
+    const { run, asked, events } = strategy(true);
+    let standbyDormant = false;
+    const tried: string[] = [];
+    const operation = async (service: 'main' | 'standby') => {
+      tried.push(service);
+      if (service === 'main') throw failed('connection-refused');
+      if (standbyDormant) throw failed('standby-dormant', false);
+      return 'lease';
+    };
+    try {
+      expect(await run.run(operation)).toBe('lease');
+      expect(await run.run(operation)).toBe('lease');
+      expect(tried).toEqual(['main', 'main', 'standby', 'standby']);
+      expect(asked).toEqual(['standby /enabled']);
+      expect(events).toEqual(['failover']);
+      standbyDormant = true;
+      tried.length = 0;
+      // The standby's refusal sends this very call back to main (down too: it fails).
+      await expect(run.run(operation)).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+      expect(tried[0]).toBe('standby');
+      expect(tried.slice(1, 3)).toEqual(['main', 'main']);
+      expect(events).toContain('failback standby-forbidden');
+    } finally {
+      run.close();
+    }
+  });
+
+  it('never asks the standby when /enabled says false: STANDBY_DORMANT with every main attempt', async () => {
+    const { run, events } = strategy(false);
+    const tried: string[] = [];
+    const error = await run
+      .run(async (service) => {
+        tried.push(service);
+        throw failed('connection-refused');
+      })
+      .catch((e: unknown) => e);
+    run.close();
+    expect(error).toMatchObject({ code: 'STANDBY_DORMANT' });
+    expect(((error as Error).cause as AggregateError).errors).toHaveLength(2);
+    expect(tried).toEqual(['main', 'main']);
+    expect(events).toEqual([]);
   });
 });

@@ -552,6 +552,56 @@ describe('createLeaseState', () => {
       expect(store.save).toHaveBeenCalledTimes(2);
     });
 
+    it('reports a failed save in saveError() until a save succeeds', async () => {
+      let fail = true;
+      const failure = new Error('EACCES: permission denied');
+      const store = scriptedStore(
+        async () => undefined,
+        vi.fn(async () => {
+          if (fail) throw failure;
+        }),
+      );
+      const { state } = setup({ store });
+      expect(state.saveError()).toBeUndefined();
+      await state.remember([leaseOf('ItemA', 'J1')]);
+      const error = state.saveError();
+      expect(error).toBeInstanceOf(LeaseStoreInvalidError);
+      expect(error).toMatchObject({ code: 'LEASE_STORE_INVALID', reason: 'unwritable' });
+      expect(error!.cause).toBe(failure);
+      expect(error!.message).toBe(
+        'The lease store could not be written (EACCES: permission denied); the app keeps the leases it holds and the next change tries again. Check that the app may write where leaseStore keeps its state.',
+      );
+      // Another failure: a new error for it.
+      await state.persist();
+      expect(state.saveError()).not.toBe(error);
+      expect(state.saveError()).toMatchObject({ reason: 'unwritable' });
+      fail = false;
+      await state.persist();
+      expect(state.saveError()).toBeUndefined();
+    });
+
+    it('names a thrown non-error in the unwritable message, and reports none for a store it did not write', async () => {
+      const store = scriptedStore(
+        async () => undefined,
+        vi.fn(async () => {
+          throw 'disk full';
+        }),
+      );
+      const { state } = setup({ store });
+      await state.persist();
+      expect(state.saveError()!.message).toMatch(
+        /^The lease store could not be written \(disk full\);/,
+      );
+      // A store still unreadable is not written: no save failed.
+      const unreadable = scriptedStore(async () => {
+        throw new Error('EBUSY');
+      });
+      const skipped = setup({ store: unreadable }).state;
+      await skipped.persist();
+      expect(unreadable.save).not.toHaveBeenCalled();
+      expect(skipped.saveError()).toBeUndefined();
+    });
+
     it('works without a logger: an unreadable store and a failed save fail no call', async () => {
       const store = scriptedStore(
         async () => {
@@ -572,6 +622,116 @@ describe('createLeaseState', () => {
       const second = setup({ store: writable, logger: undefined }).state;
       await expect(second.remember([leaseOf('ItemA', 'J1')])).resolves.toBeUndefined();
       expect(writable.save).toHaveBeenCalledTimes(1);
+    });
+  });
+
+  describe('savedUsedUntil: the time a restart resumes at, as the store holds it', () => {
+    it("is the document's usedUntil, else its mark (a document from before usedUntil)", async () => {
+      const read = setup({
+        store: scriptedStore(async () =>
+          JSON.stringify(documentWith({ timeMark: T0, usedUntil: T0 + HOUR })),
+        ),
+      }).state;
+      await read.load();
+      expect(read.savedUsedUntil()).toBe(T0 + HOUR);
+      const older = setup({
+        store: scriptedStore(async () => JSON.stringify(documentWith({ timeMark: T0 }))),
+      }).state;
+      await older.load();
+      expect(older.savedUsedUntil()).toBe(T0);
+    });
+
+    it('is the usedUntil written once the save succeeded, and stays when a save fails', async () => {
+      let fail = false;
+      const store = scriptedStore(
+        async () => undefined,
+        vi.fn(async () => {
+          if (fail) throw new Error('ENOSPC');
+        }),
+      );
+      const { state, clock } = setup({ store });
+      clock.raise(T0 + 10_000);
+      await state.persist();
+      const written = clock.snapshot().usedUntil;
+      expect(state.savedUsedUntil()).toBe(written);
+      fail = true;
+      clock.raise(T0 + HOUR);
+      await state.persist();
+      expect(state.savedUsedUntil()).toBe(written);
+    });
+  });
+
+  describe('savedMark: the time mark the store holds', () => {
+    it('is 0 before anything was read or written, and for a store that holds nothing', async () => {
+      const { state } = setup({ store: scriptedStore(async () => undefined) });
+      expect(state.savedMark()).toBe(0);
+      await state.load();
+      expect(state.savedMark()).toBe(0);
+    });
+
+    it('is the mark of the document read', async () => {
+      const store = scriptedStore(async () =>
+        JSON.stringify(documentWith({ timeMark: T0 + HOUR })),
+      );
+      const { state, clock } = setup({ store });
+      await state.load();
+      expect(state.savedMark()).toBe(T0 + HOUR);
+      // The clock moving on does not move what the store holds.
+      clock.raise(T0 + 2 * HOUR);
+      expect(state.savedMark()).toBe(T0 + HOUR);
+    });
+
+    it('is the mark written, raised to every iat the document holds, once the save succeeded', async () => {
+      const { state, clock, store } = setup();
+      clock.raise(T0 + 10_000);
+      await state.persist();
+      expect(state.savedMark()).toBe(T0 + 10_000);
+      expect((await documentIn(store)).timeMark).toBe(T0 + 10_000);
+      await state.remember([leaseOf('ItemA', 'J1', S0 + 60)]);
+      expect(state.savedMark()).toBe(T0 + 60_000);
+      expect((await documentIn(store)).timeMark).toBe(T0 + 60_000);
+    });
+
+    it('stays where it was when a save fails, and follows the next save that succeeds', async () => {
+      let fail = false;
+      const store = scriptedStore(
+        async () => undefined,
+        vi.fn(async () => {
+          if (fail) throw new Error('ENOSPC');
+        }),
+      );
+      const { state, clock } = setup({ store });
+      clock.raise(T0);
+      await state.persist();
+      expect(state.savedMark()).toBe(T0);
+      fail = true;
+      clock.raise(T0 + HOUR);
+      await state.persist();
+      expect(state.savedMark()).toBe(T0);
+      fail = false;
+      await state.persist();
+      expect(state.savedMark()).toBe(T0 + HOUR);
+    });
+
+    it('is the mark the text held, not one the clock reached while the save ran', async () => {
+      let finishSave = () => {};
+      const store = scriptedStore(
+        async () => undefined,
+        vi.fn(
+          () =>
+            new Promise<void>((resolve) => {
+              finishSave = resolve;
+            }),
+        ),
+      );
+      const { state, clock } = setup({ store });
+      clock.raise(T0);
+      const saving = state.persist();
+      await vi.waitFor(() => expect(store.save).toHaveBeenCalledTimes(1));
+      clock.raise(T0 + HOUR);
+      finishSave();
+      await saving;
+      expect(state.savedMark()).toBe(T0);
     });
   });
 

@@ -49,6 +49,12 @@ export interface LeaseState {
   /** The time mark the store holds: of the last document read or written, in ms. */
   savedMark(): number;
   /**
+   * The time a restart would resume at, as the store holds it (`usedUntil`, else its mark): of
+   * the last document read or written, in ms. A lease used past it is used where a kill would
+   * lose the use.
+   */
+  savedUsedUntil(): number;
+  /**
    * Why the last save failed (`LEASE_STORE_INVALID`, reason `unwritable`), until a save succeeds;
    * undefined while saves succeed. A failed save never fails a call: it is reported here and
    * through the logger.
@@ -73,6 +79,7 @@ export function createLeaseState(deps: LeaseStateDeps): LeaseState {
   const { store, clock, keys, toleranceMs, logger } = deps;
   let leases: SavedLease[] = [];
   let savedMark = 0;
+  let savedUsedUntil = 0;
   let saveError: LeaseStoreInvalidError | undefined;
   let status: StoreStatus | undefined;
   let reading: Promise<StoreStatus> | undefined;
@@ -89,6 +96,7 @@ export function createLeaseState(deps: LeaseStateDeps): LeaseState {
       throw error;
     }
     savedMark = document.timeMark;
+    savedUsedUntil = document.usedUntil ?? document.timeMark;
     const held = new Set(leases.map((lease) => leaseIdOf(lease.token)));
     leases = [...document.leases.filter((lease) => !held.has(leaseIdOf(lease.token))), ...leases];
     keys.main.restore(document.keys.main);
@@ -184,12 +192,16 @@ export function createLeaseState(deps: LeaseStateDeps): LeaseState {
       const exp = peekClaims(lease.token)?.exp;
       return typeof exp === 'number' && exp * 1000 >= clock.mark - toleranceMs;
     });
-    return writeStoreDocument({
-      ...EMPTY_DOCUMENT,
-      leases,
-      keys: { main: keys.main.trusted(), standby: keys.standby.trusted() },
-      ...clock.snapshot(),
-    });
+    const time = clock.snapshot();
+    return {
+      time,
+      text: writeStoreDocument({
+        ...EMPTY_DOCUMENT,
+        leases,
+        keys: { main: keys.main.trusted(), standby: keys.standby.trusted() },
+        ...time,
+      }),
+    };
   };
 
   const write = async () => {
@@ -198,13 +210,13 @@ export function createLeaseState(deps: LeaseStateDeps): LeaseState {
       logger?.warn('the lease store is still unreadable: not overwriting it', current.error);
       return;
     }
-    const text = snapshot();
-    // The mark the text holds (the snapshot raised the clock's to cover every lease's iat).
-    const written = clock.mark;
+    // The text's mark covers every lease's iat (the snapshot raised the clock's).
+    const { text, time } = snapshot();
     try {
       await store.save(text);
       status = { trusted: true };
-      savedMark = written;
+      savedMark = time.timeMark;
+      savedUsedUntil = time.usedUntil;
       saveError = undefined;
     } catch (error) {
       logger?.warn('the lease store could not save', error);
@@ -246,6 +258,7 @@ export function createLeaseState(deps: LeaseStateDeps): LeaseState {
       }),
     persist: () => change(() => {}),
     savedMark: () => savedMark,
+    savedUsedUntil: () => savedUsedUntil,
     saveError: () => saveError,
   };
 }

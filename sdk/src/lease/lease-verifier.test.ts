@@ -485,6 +485,32 @@ describe('createLeaseVerifier', () => {
     expect(onRootExpiring.mock.calls[1]![0]).not.toHaveProperty('keyId');
   });
 
+  it('rejects with the abort reason when the signal aborts while the JWK set loads', async () => {
+    let loaded = (_jwks: JwkSet) => {};
+    const loadJwks = vi.fn(
+      (_service: 'main' | 'standby', _signal?: AbortSignal) =>
+        new Promise<JwkSet>((resolve) => {
+          loaded = resolve;
+        }),
+    );
+    const verifier = createLeaseVerifier({ roots: [pki.trustedRoot], loadJwks, now });
+    const controller = new AbortController();
+    const reason = new Error('stop');
+    const verifying = verifier.verify(await pki.signLease(lease()), {
+      service: 'main',
+      signal: controller.signal,
+    });
+    await vi.waitFor(() => expect(loadJwks).toHaveBeenCalledTimes(1));
+    controller.abort(reason);
+    await expect(verifying).rejects.toBe(reason);
+    // The load goes on: its keys serve the next verify.
+    loaded(pki.jwks);
+    await expect(
+      verifier.verify(await pki.signLease(lease()), { service: 'main' }),
+    ).resolves.toMatchObject({ lic: 'L1' });
+    expect(loadJwks).toHaveBeenCalledTimes(1);
+  });
+
   it('rejects with the abort reason when the signal is aborted', async () => {
     const { verifier } = setup();
     const controller = new AbortController();

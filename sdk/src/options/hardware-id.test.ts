@@ -1,6 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { hardwareTextProblem, MAX_HARDWARE_TEXT_LENGTH } from './hardware-id.js';
+import {
+  HARDWARE_TEXT_ADVICE,
+  hardwareTextProblem,
+  MAX_HARDWARE_TEXT_LENGTH,
+} from './hardware-id.js';
 
 describe('hardwareTextProblem', () => {
   it('accepts what the wire carries whole', () => {
@@ -41,6 +45,12 @@ describe('hardwareTextProblem', () => {
         });
         expect(hardwareTextProblem(value) !== undefined).toBe(bad);
       }),
+    );
+  });
+
+  it('advises what the rule accepts, with the same limit, and where to get such an id', () => {
+    expect(HARDWARE_TEXT_ADVICE).toBe(
+      `Pass an id of at most ${MAX_HARDWARE_TEXT_LENGTH} characters without ';' or control characters, e.g. machineId() from @standby-licensing/sdk/node.`,
     );
   });
 });

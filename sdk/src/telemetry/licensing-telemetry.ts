@@ -4,7 +4,6 @@
 // client hands its event hub's emits here (the hub's tap) and runs its operations through it;
 // nothing below the client knows of channels. Every payload goes through safe-payload.ts. In a
 // browser it finds no channels and does nothing (decision 37).
-import type { HeldOperations } from '../client/held-operations.js';
 import {
   type DiagnosticsChannels,
   type DiagnosticsTracingChannel,
@@ -39,18 +38,6 @@ export interface LicensingTelemetry {
    * refusal is also published on `standby-licensing:clockRollback`. Settles as `run` does.
    */
   run<T>(name: TelemetryOperation, start: object, run: () => Promise<T>): Promise<T>;
-  /**
-   * `operations` run through {@link LicensingTelemetry.run}: what the app's calls and the lease
-   * keepers run (a keeper's re-issue is a checkout of the lease's item, `reissue: true`).
-   */
-  operations(operations: HeldOperations): HeldOperations;
-}
-
-/** The item names of a checkout's arguments (the call itself checks them). */
-function itemNames(items: unknown): unknown[] {
-  return Array.isArray(items)
-    ? items.map((item) => (typeof item === 'object' && item !== null ? item.item : item))
-    : [];
 }
 
 /** True when any of the five channels of `tracing` has a subscriber. */
@@ -106,17 +93,6 @@ export function createLicensingTelemetry(
 
   const telemetry: LicensingTelemetry = {
     publish: (name, event) => publish(name, () => safe(event)),
-    operations: (held) => ({
-      checkout: (items, o) =>
-        telemetry.run('checkout', { items: itemNames(items) }, () => held.checkout(items, o)),
-      renew: (lease, o) => telemetry.run('renew', { lease }, () => held.renew(lease, o)),
-      reissue: (lease, o) =>
-        telemetry.run('checkout', { items: [lease.item], reissue: true }, () =>
-          held.reissue(lease, o),
-        ),
-      release: (leases, o) =>
-        telemetry.run('release', { leases: [leases].flat() }, () => held.release(leases, o)),
-    }),
     run(name, start, run) {
       if (loading) return loading.then(() => telemetry.run(name, start, run));
       const tracing = TRACED.has(name)
