@@ -76,7 +76,7 @@ module.exports = {
       severity: 'error',
       comment:
         "A package tests on its own (npm test --workspace <name>): its sources, tests and test helpers never import the repo's top-level test/, which holds what crosses packages.",
-      from: { path: '^(wire|mock-server)/' },
+      from: { path: '^(wire|sdk|mock-server)/' },
       to: { path: '^test/' },
     },
     {
@@ -88,12 +88,12 @@ module.exports = {
       to: { path: '^sdk/' },
     },
     {
-      name: 'sdk-tests-not-repo-tests',
-      severity: 'warn',
+      name: 'sdk-not-mock-server',
+      severity: 'error',
       comment:
-        "As package-not-repo-tests, for the SDK's tests: they still import test/helpers until the SDK half of issue 32 moves its helpers into sdk/test/helpers/ and folds this rule into package-not-repo-tests (an error).",
+        "The SDK, its tests and test helpers included, never reaches the mock server's sources, by path or by name: it tests on its own (msw and the fakes stand for the services). Tests of the SDK against a running mock server live in the repo's test/.",
       from: { path: '^sdk/' },
-      to: { path: '^test/' },
+      to: { path: '^mock-server/' },
     },
     {
       name: 'sdk-auth-and-lease-below-transport',

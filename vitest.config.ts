@@ -7,6 +7,7 @@ export default defineConfig({
   resolve: {
     alias: [
       { find: /^@test\/helpers\//, replacement: here('./test/helpers/') },
+      { find: /^@sdk-test\/helpers\//, replacement: here('./sdk/test/helpers/') },
       { find: /^@standby-licensing\/sdk\/node$/, replacement: here('./sdk/src/node.ts') },
       {
         find: /^@standby-licensing\/sdk\/testing$/,
@@ -27,12 +28,13 @@ export default defineConfig({
     projects: [
       // The packages that test on their own (npm test --workspace <name>), each its project.
       'wire/vitest.config.ts',
+      'sdk/vitest.config.ts',
       'mock-server/vitest.config.ts',
       {
         extends: true,
         test: {
           name: 'node',
-          include: ['sdk/src/**/*.test.ts', 'test/**/*.test.ts', 'examples/**/*.test.ts'],
+          include: ['test/**/*.test.ts', 'examples/**/*.test.ts'],
           exclude: [...configDefaults.exclude, 'test/browser/**'],
         },
       },

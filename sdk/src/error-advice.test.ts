@@ -6,7 +6,10 @@
 // Messages built in transport/ and failover/combine-failures.ts are another stream's and are not
 // walked here.
 import { createFileLeaseStore } from '@standby-licensing/sdk/node';
-import { signAs } from '@test/helpers/fake-licensing.js';
+import { HttpResponse, http } from 'msw';
+import { setupServer } from 'msw/node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signAs } from '../test/helpers/fake-licensing.js';
 import {
   authzHandler,
   enabledHandler,
@@ -14,12 +17,9 @@ import {
   makeClient,
   NOW,
   seededStore,
-} from '@test/helpers/licensing-test-setup.js';
-import { hmacSealing } from '@test/helpers/sealing.js';
-import { createTestPki, createTestRoot, createTestSigningKey } from '@test/helpers/test-pki.js';
-import { HttpResponse, http } from 'msw';
-import { setupServer } from 'msw/node';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+} from '../test/helpers/licensing-test-setup.js';
+import { hmacSealing } from '../test/helpers/sealing.js';
+import { createTestPki, createTestRoot, createTestSigningKey } from '../test/helpers/test-pki.js';
 import { createIdTokenSource } from './auth/id-token-source.js';
 import { computeServiceKeyHash } from './auth/service-key-hash.js';
 import { isLicensingError, type LicensingError } from './errors.js';

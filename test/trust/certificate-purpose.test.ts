@@ -6,6 +6,15 @@
 // one with an unknown critical extension both signed an accepted lease. The standby's answers are
 // replaced here by a network that lies: its JWK set publishes the test key, its authz answer is a
 // lease that key signed. Rules: sdk/src/lease/certificate-chain.ts, sdk/src/internal/certificate.ts.
+
+import { rejection } from '@sdk-test/helpers/rejection.js';
+import {
+  createTestCa,
+  createTestSigningKey,
+  type TestCa,
+  type TestSigningKey,
+} from '@sdk-test/helpers/test-pki.js';
+import { x509 } from '@sdk-test/helpers/x509.js';
 import { createLyingNetwork } from '@test/helpers/lying-network.js';
 import {
   clientFor,
@@ -13,14 +22,6 @@ import {
   type MockLicensing,
   startMockLicensing,
 } from '@test/helpers/mock-licensing.js';
-import { rejection } from '@test/helpers/rejection.js';
-import {
-  createTestCa,
-  createTestSigningKey,
-  type TestCa,
-  type TestSigningKey,
-} from '@test/helpers/test-pki.js';
-import { x509 } from '@test/helpers/x509.js';
 import { HttpResponse, http } from 'msw';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 

@@ -10,6 +10,8 @@
 import { appendFile, copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { rejection } from '@sdk-test/helpers/rejection.js';
+import { hmacSealing } from '@sdk-test/helpers/sealing.js';
 import type { LicensingClientOptions } from '@standby-licensing/sdk';
 import { createFileLeaseStore } from '@standby-licensing/sdk/node';
 import { offline } from '@test/helpers/lying-network.js';
@@ -19,8 +21,6 @@ import {
   setClockOffset,
   startMockLicensing,
 } from '@test/helpers/mock-licensing.js';
-import { rejection } from '@test/helpers/rejection.js';
-import { hmacSealing } from '@test/helpers/sealing.js';
 import { plantLeases, readStoreFile, writeStoreFile } from '@test/helpers/store-documents.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 

@@ -6,9 +6,10 @@
 // that time. Finding 2 of issue 28: `has()` stayed true for ever. The monotonic clock is faked
 // here (only `performance`), so 8 hours pass in a moment while the app's wall clock is set back.
 // Rules: sdk/src/lease/trusted-clock.ts (now), sdk/src/client/client-status.ts.
+
+import { rejection } from '@sdk-test/helpers/rejection.js';
 import { offline } from '@test/helpers/lying-network.js';
 import { clientFor, type MockLicensing, startMockLicensing } from '@test/helpers/mock-licensing.js';
-import { rejection } from '@test/helpers/rejection.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 
 const MINUTE = 60_000;

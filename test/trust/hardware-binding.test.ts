@@ -6,6 +6,7 @@
 import { copyFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { rejection } from '@sdk-test/helpers/rejection.js';
 import { createLicensingClient } from '@standby-licensing/sdk';
 import { createFileLeaseStore } from '@standby-licensing/sdk/node';
 import { createLyingNetwork, fetchReal, offline, rewrite } from '@test/helpers/lying-network.js';
@@ -17,7 +18,6 @@ import {
   setMainFault,
   startMockLicensing,
 } from '@test/helpers/mock-licensing.js';
-import { rejection } from '@test/helpers/rejection.js';
 import { readStoreFile } from '@test/helpers/store-documents.js';
 import { http } from 'msw';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';

@@ -9,13 +9,13 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { rejection } from '@sdk-test/helpers/rejection.js';
+import { createTestCa, createTestSigningKey } from '@sdk-test/helpers/test-pki.js';
+import { x509 } from '@sdk-test/helpers/x509.js';
 import { createFileLeaseStore } from '@standby-licensing/sdk/node';
 import { createLyingNetwork, fetchReal } from '@test/helpers/lying-network.js';
 import { clientFor, type MockLicensing, startMockLicensing } from '@test/helpers/mock-licensing.js';
-import { rejection } from '@test/helpers/rejection.js';
 import { readStoreFile } from '@test/helpers/store-documents.js';
-import { createTestCa, createTestSigningKey } from '@test/helpers/test-pki.js';
-import { x509 } from '@test/helpers/x509.js';
 import { HttpResponse, http } from 'msw';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 

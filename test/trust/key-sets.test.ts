@@ -6,6 +6,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { rejection } from '@sdk-test/helpers/rejection.js';
+import { createTestCa, createTestSigningKey } from '@sdk-test/helpers/test-pki.js';
 import type { LicensingClientOptions } from '@standby-licensing/sdk';
 import { createFileLeaseStore } from '@standby-licensing/sdk/node';
 import { createLyingNetwork, fetchReal, offline, rewrite } from '@test/helpers/lying-network.js';
@@ -18,9 +20,7 @@ import {
   setMainFault,
   startMockLicensing,
 } from '@test/helpers/mock-licensing.js';
-import { rejection } from '@test/helpers/rejection.js';
 import { readStoreFile, writeStoreFile } from '@test/helpers/store-documents.js';
-import { createTestCa, createTestSigningKey } from '@test/helpers/test-pki.js';
 import { http } from 'msw';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 

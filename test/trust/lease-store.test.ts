@@ -10,6 +10,8 @@
 import { appendFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { rejection } from '@sdk-test/helpers/rejection.js';
+import { hmacSealing } from '@sdk-test/helpers/sealing.js';
 import {
   createWebStorageLeaseStore,
   type LeaseStore,
@@ -24,8 +26,6 @@ import {
   setMainFault,
   startMockLicensing,
 } from '@test/helpers/mock-licensing.js';
-import { rejection } from '@test/helpers/rejection.js';
-import { hmacSealing } from '@test/helpers/sealing.js';
 import {
   readStoreFile,
   withTimeMarkLiteral,

@@ -8,6 +8,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { rejection } from '@sdk-test/helpers/rejection.js';
 import type { LicensingClientOptions } from '@standby-licensing/sdk';
 import { createFileLeaseStore } from '@standby-licensing/sdk/node';
 import { createLyingNetwork } from '@test/helpers/lying-network.js';
@@ -21,7 +22,6 @@ import {
   setMainFault,
   startMockLicensing,
 } from '@test/helpers/mock-licensing.js';
-import { rejection } from '@test/helpers/rejection.js';
 import { HttpResponse, http } from 'msw';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 

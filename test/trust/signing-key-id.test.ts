@@ -6,13 +6,13 @@
 // failed with SERVICE_UNAVAILABLE. Rules: sdk/src/options/trusted-roots.ts (signing key ids),
 // sdk/src/transport/licensing-transport.ts (the next key id after `unknown_signing_key`).
 
+import { rejection } from '@sdk-test/helpers/rejection.js';
 import {
   clientFor,
   closedPort,
   type MockLicensing,
   startMockLicensing,
 } from '@test/helpers/mock-licensing.js';
-import { rejection } from '@test/helpers/rejection.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 let mock: MockLicensing;

@@ -5,7 +5,12 @@
 // issue 28. The sleep is simulated: the wall clock (the client's `now`, and the fake services')
 // jumps 7 hours while the fake timers and the monotonic clock do not move. Rules:
 // sdk/src/client/lease-keeper.ts.
-import { authzHandler, makeClient, NOW, serviceClock } from '@test/helpers/licensing-test-setup.js';
+import {
+  authzHandler,
+  makeClient,
+  NOW,
+  serviceClock,
+} from '@sdk-test/helpers/licensing-test-setup.js';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 

@@ -7,6 +7,7 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createTestCa, createTestSigningKey } from '@sdk-test/helpers/test-pki.js';
 import { isLicensingError, type LicensingClientOptions } from '@standby-licensing/sdk';
 import { createFileLeaseStore } from '@standby-licensing/sdk/node';
 import { offline } from '@test/helpers/lying-network.js';
@@ -19,7 +20,6 @@ import {
   startMockLicensing,
 } from '@test/helpers/mock-licensing.js';
 import { type StoreMaterial, storeText } from '@test/helpers/store-arbitraries.js';
-import { createTestCa, createTestSigningKey } from '@test/helpers/test-pki.js';
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 

@@ -8,6 +8,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { rejection } from '@sdk-test/helpers/rejection.js';
 import { createFileLeaseStore } from '@standby-licensing/sdk/node';
 import { createLyingNetwork, fetchReal, offline, rewrite } from '@test/helpers/lying-network.js';
 import {
@@ -18,7 +19,6 @@ import {
   mintIdToken,
   startMockLicensing,
 } from '@test/helpers/mock-licensing.js';
-import { rejection } from '@test/helpers/rejection.js';
 import { plantLeases, readStoreFile, writeStoreFile } from '@test/helpers/store-documents.js';
 import { http } from 'msw';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';

@@ -1,6 +1,6 @@
 import { createHash, createPublicKey, generateKeyPairSync } from 'node:crypto';
-import { createTestPki, type TestPki } from '@test/helpers/test-pki.js';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { createTestPki, type TestPki } from '../../test/helpers/test-pki.js';
 import { canonicalPublicKeyPem, computeServiceKeyHash } from './service-key-hash.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');

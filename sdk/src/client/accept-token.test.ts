@@ -4,9 +4,10 @@
 // running time; a kept lease on the trusted time; the clock learns from verified answers, and an
 // accepted kept lease is held (the running time and the mark rise to it). Real keys and
 // signatures; the local and monotonic clocks are injected.
-import { trustContext } from '@test/helpers/client-context.js';
-import { fakeServices, signAs } from '@test/helpers/fake-licensing.js';
+
 import { describe, expect, it } from 'vitest';
+import { trustContext } from '../../test/helpers/client-context.js';
+import { fakeServices, signAs } from '../../test/helpers/fake-licensing.js';
 import { TokenInvalidError } from '../errors.js';
 import { readLeaseToken } from '../lease/lease-token.js';
 import { MAX_CLOCK_SKEW_MS } from '../lease/trusted-clock.js';

@@ -1,10 +1,11 @@
 // checkoutProducts(): main's product checkout, never the standby.
-import { signAs } from '@test/helpers/fake-licensing.js';
-import { fakeIdTokens, MAIN, makeClient, NOW } from '@test/helpers/licensing-test-setup.js';
-import { rejection } from '@test/helpers/rejection.js';
+
 import { HttpResponse, http } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { signAs } from '../../test/helpers/fake-licensing.js';
+import { fakeIdTokens, MAIN, makeClient, NOW } from '../../test/helpers/licensing-test-setup.js';
+import { rejection } from '../../test/helpers/rejection.js';
 
 const server = setupServer();
 beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));

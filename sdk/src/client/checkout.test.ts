@@ -1,9 +1,10 @@
 // checkout(): the wire format, verified leases in request order, denials, bad arguments. The
 // failover around it is tested in failover/strategy-a.test.ts and strategy-b.test.ts.
-import { authzHandler, HASH, makeClient, NOW } from '@test/helpers/licensing-test-setup.js';
-import { rejection } from '@test/helpers/rejection.js';
+
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { authzHandler, HASH, makeClient, NOW } from '../../test/helpers/licensing-test-setup.js';
+import { rejection } from '../../test/helpers/rejection.js';
 
 const server = setupServer();
 beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));

@@ -5,8 +5,8 @@
 // clock, and a lookup that overruns the attempt's budget failing as an outage of that service.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createTestPki, type TestPki } from '@test/helpers/test-pki.js';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createTestPki, type TestPki } from '../../test/helpers/test-pki.js';
 import { createEventHub, type KeysFetchedEvent } from '../client-hooks.js';
 import { LicensingError, TokenInvalidError } from '../errors.js';
 import { verifySigningKey } from '../lease/signing-key-check.js';

@@ -1,7 +1,11 @@
 // `client.has`, `client.status`, `client.subscribe` and `client.close({ release })` on msw fakes
 // with real signed tokens: what the client holds after each operation, the same snapshot until
 // something changes, one notification per change, expiry on the clock, and release on close.
-import { answerAuthz, parseAuthzQuery } from '@test/helpers/fake-licensing.js';
+
+import { HttpResponse, http } from 'msw';
+import { setupServer } from 'msw/node';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { answerAuthz, parseAuthzQuery } from '../../test/helpers/fake-licensing.js';
 import {
   authzHandler,
   type Hits,
@@ -9,10 +13,7 @@ import {
   NOW,
   seededStore,
   serviceClock,
-} from '@test/helpers/licensing-test-setup.js';
-import { HttpResponse, http } from 'msw';
-import { setupServer } from 'msw/node';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+} from '../../test/helpers/licensing-test-setup.js';
 import { createEventHub } from '../client-hooks.js';
 import { InvalidOptionError, isLicensingError, LeaseStoreInvalidError } from '../errors.js';
 import type { Lease } from '../types.js';

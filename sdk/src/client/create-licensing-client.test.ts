@@ -1,7 +1,8 @@
 // The client as a whole: what close() ends. Each operation is tested beside its own file.
-import { makeClient } from '@test/helpers/licensing-test-setup.js';
-import { rejection } from '@test/helpers/rejection.js';
+
 import { describe, expect, it } from 'vitest';
+import { makeClient } from '../../test/helpers/licensing-test-setup.js';
+import { rejection } from '../../test/helpers/rejection.js';
 
 describe('close', () => {
   it('refuses every call after close() with CLIENT_CLOSED, sending nothing', async () => {

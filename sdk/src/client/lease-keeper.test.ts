@@ -1,13 +1,13 @@
-import { parseAuthzQuery } from '@test/helpers/fake-licensing.js';
+import { setupServer } from 'msw/node';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { parseAuthzQuery } from '../../test/helpers/fake-licensing.js';
 import {
   authzHandler,
   makeClient,
   NOW,
   seededStore,
   serviceClock,
-} from '@test/helpers/licensing-test-setup.js';
-import { setupServer } from 'msw/node';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+} from '../../test/helpers/licensing-test-setup.js';
 
 const server = setupServer();
 const HOUR = 3_600_000;

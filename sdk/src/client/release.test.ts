@@ -1,8 +1,9 @@
 // release(): the release's wire format; the store keeps a lease until a service answered (see
 // test/trust/quitting-offline.test.ts for the offline side).
-import { authzHandler, makeClient } from '@test/helpers/licensing-test-setup.js';
+
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { authzHandler, makeClient } from '../../test/helpers/licensing-test-setup.js';
 
 const server = setupServer();
 beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));

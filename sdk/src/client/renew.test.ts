@@ -1,8 +1,9 @@
 // renew(): the renewal's wire format, the same lease id, the leaseRenewed hook.
-import { authzHandler, makeClient } from '@test/helpers/licensing-test-setup.js';
-import { rejection } from '@test/helpers/rejection.js';
+
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { authzHandler, makeClient } from '../../test/helpers/licensing-test-setup.js';
+import { rejection } from '../../test/helpers/rejection.js';
 
 const server = setupServer();
 beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));

@@ -1,9 +1,10 @@
 // restore(): the leases a store keeps, verified again with no network call. Against a real mock
 // server, with file stores and killed processes: test/licensing/restore.test.ts and test/trust/.
-import { authzHandler, makeClient, seededStore } from '@test/helpers/licensing-test-setup.js';
-import { rejection } from '@test/helpers/rejection.js';
+
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { authzHandler, makeClient, seededStore } from '../../test/helpers/licensing-test-setup.js';
+import { rejection } from '../../test/helpers/rejection.js';
 
 const server = setupServer();
 beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));

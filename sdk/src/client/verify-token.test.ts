@@ -1,10 +1,11 @@
 // verify(): a stored token verified again against its own service's keys.
-import { fakeServices } from '@test/helpers/fake-licensing.js';
-import { authzHandler, MAIN, makeClient } from '@test/helpers/licensing-test-setup.js';
-import { rejection } from '@test/helpers/rejection.js';
+
 import { HttpResponse, http } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { fakeServices } from '../../test/helpers/fake-licensing.js';
+import { authzHandler, MAIN, makeClient } from '../../test/helpers/licensing-test-setup.js';
+import { rejection } from '../../test/helpers/rejection.js';
 
 const server = setupServer();
 beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));

@@ -1,5 +1,5 @@
-import { feedBody, makeEvents } from '@test/helpers/fake-feed.js';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { feedBody, makeEvents } from '../../test/helpers/fake-feed.js';
 import { createEventClient } from './create-event-client.js';
 import type { FollowRetryInfo } from './follow-feed.js';
 

@@ -1,8 +1,8 @@
-import { createFakeFeed, feedBody, makeEvents } from '@test/helpers/fake-feed.js';
 import fc from 'fast-check';
 import { HttpResponse, http } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createFakeFeed, feedBody, makeEvents } from '../../test/helpers/fake-feed.js';
 import { ApiResponseError, LicensingError } from '../errors.js';
 import { createEventClient } from './create-event-client.js';
 import type { ReadOptions } from './read-feed.js';

@@ -1,3 +1,6 @@
+import { HttpResponse } from 'msw';
+import { setupServer } from 'msw/node';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   authzHandler,
   fakeIdTokens,
@@ -5,10 +8,7 @@ import {
   makeClient,
   NOW,
   PEM,
-} from '@test/helpers/licensing-test-setup.js';
-import { HttpResponse } from 'msw';
-import { setupServer } from 'msw/node';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+} from '../../test/helpers/licensing-test-setup.js';
 import { createEventHub } from '../client-hooks.js';
 import { isLicensingError, LicensingError } from '../errors.js';
 import {

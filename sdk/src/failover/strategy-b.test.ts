@@ -1,12 +1,12 @@
+import { setupServer } from 'msw/node';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   authzHandler,
   enabledHandler,
   mainJwksHandler,
   makeClient,
   PEM,
-} from '@test/helpers/licensing-test-setup.js';
-import { setupServer } from 'msw/node';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+} from '../../test/helpers/licensing-test-setup.js';
 import { createEventHub } from '../client-hooks.js';
 import { isLicensingError, LicensingError } from '../errors.js';
 import { resolveLicensingClientOptions } from '../options/licensing-client.js';

@@ -1,8 +1,8 @@
 import { generateKeyPairSync, KeyObject, sign } from 'node:crypto';
 import { AsnConvert } from '@peculiar/asn1-schema';
 import { Certificate, Version } from '@peculiar/asn1-x509';
-import { x509 } from '@test/helpers/x509.js';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { x509 } from '../../test/helpers/x509.js';
 import {
   type CertificateInfo,
   KEY_USAGE,

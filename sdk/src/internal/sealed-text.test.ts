@@ -1,7 +1,8 @@
 // Sealing of the persistent lease stores (DECISIONS.md "Lease trust (third wave)", "Sealing"):
 // both functions or neither, and any text `unseal` refuses is LEASE_STORE_INVALID `sealed`.
-import { hmacSealing } from '@test/helpers/sealing.js';
+
 import { describe, expect, it } from 'vitest';
+import { hmacSealing } from '../../test/helpers/sealing.js';
 import { InvalidOptionError, LeaseStoreInvalidError } from '../errors.js';
 import { resolveSealing, sealText, unsealText } from './sealed-text.js';
 

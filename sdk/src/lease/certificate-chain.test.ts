@@ -1,5 +1,5 @@
-import { x509 } from '@test/helpers/x509.js';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { x509 } from '../../test/helpers/x509.js';
 import { encodeBase64 } from '../internal/base64.js';
 import {
   parseCertificate,

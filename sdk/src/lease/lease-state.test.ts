@@ -2,9 +2,10 @@
 // stores" and "Key sets"): what it reads, what it writes, and that an unreadable store is never
 // overwritten, an edited one is replaced, a renewed lease replaces its saved one, and a store
 // without a logger never fails a call.
-import { createTestPki, type TestPki } from '@test/helpers/test-pki.js';
-import { x509 } from '@test/helpers/x509.js';
+
 import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { createTestPki, type TestPki } from '../../test/helpers/test-pki.js';
+import { x509 } from '../../test/helpers/x509.js';
 import { LeaseStoreInvalidError, LicensingError } from '../errors.js';
 import { parseCertificate } from '../internal/certificate.js';
 import type {

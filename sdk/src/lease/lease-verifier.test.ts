@@ -1,13 +1,13 @@
 import { AsnParser } from '@peculiar/asn1-schema';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   createTestPki,
   createTestRoot,
   createTestSigningKey,
   type TestPki,
   type TestSigningKey,
-} from '@test/helpers/test-pki.js';
-import { x509 } from '@test/helpers/x509.js';
-import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+} from '../../test/helpers/test-pki.js';
+import { x509 } from '../../test/helpers/x509.js';
 import {
   createLeaseVerifier,
   type JwkSet,

@@ -3,15 +3,16 @@
 // once its chain verified, and only the JWK of the kid a token needs is checked; a bad answer never
 // takes a trusted key away; kept keys are checked again before use; one fetch at a time, and one
 // unknown-kid fetch per cooldown whatever the kid; the attempt's budget covers read and check.
+
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   createTestPki,
   createTestRoot,
   createTestSigningKey,
   type TestPki,
   type TestSigningKey,
-} from '@test/helpers/test-pki.js';
-import { x509 } from '@test/helpers/x509.js';
-import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+} from '../../test/helpers/test-pki.js';
+import { x509 } from '../../test/helpers/x509.js';
 import { TokenInvalidError } from '../errors.js';
 import { parseCertificate } from '../internal/certificate.js';
 import type { TrustAnchor } from './certificate-chain.js';

@@ -1,10 +1,10 @@
 // The spec's authenticity check of a signing key, with real keys and certificates: an RSA
 // signing JWK, its x5c chain to an embedded root, and x5c[0] carrying the JWK's n and e.
 
-import { createTestPki, createTestRoot, type TestPki } from '@test/helpers/test-pki.js';
-import { x509 } from '@test/helpers/x509.js';
 import { base64url } from 'jose';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createTestPki, createTestRoot, type TestPki } from '../../test/helpers/test-pki.js';
+import { x509 } from '../../test/helpers/x509.js';
 import { TokenInvalidError } from '../errors.js';
 import { encodeBase64 } from '../internal/base64.js';
 import { parseCertificate } from '../internal/certificate.js';

@@ -1,7 +1,8 @@
 // The app's embedded roots: parsed once (PEM with CRLF and surrounding text), refused with
 // INVALID_ARGUMENT naming the root, and a warning once per root that expires within 90 days.
-import { createTestRoot, type TestCa } from '@test/helpers/test-pki.js';
+
 import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { createTestRoot, type TestCa } from '../../test/helpers/test-pki.js';
 import { LicensingError } from '../errors.js';
 import { formatPem } from '../internal/pem.js';
 import {

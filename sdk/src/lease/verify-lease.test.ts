@@ -2,9 +2,10 @@
 // keys, certificates and signatures, judged at an injected time: the key and its certificate
 // dates, the signature, numeric iat and exp, nbf, the times either side of the tolerance, the
 // item, jti and lic, and the device.
-import { createTestPki, type TestPki, type TestSigningKey } from '@test/helpers/test-pki.js';
-import { x509 } from '@test/helpers/x509.js';
+
 import { beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createTestPki, type TestPki, type TestSigningKey } from '../../test/helpers/test-pki.js';
+import { x509 } from '../../test/helpers/x509.js';
 import { TokenInvalidError } from '../errors.js';
 import { parseCertificate } from '../internal/certificate.js';
 import type { LeaseClaims } from '../types.js';

@@ -1,5 +1,5 @@
-import { hmacSealing } from '@test/helpers/sealing.js';
 import { describe, expect, it } from 'vitest';
+import { hmacSealing } from '../../test/helpers/sealing.js';
 import { createWebStorageLeaseStore, type WebStorageLike } from './web-storage-lease-store.js';
 
 function fakeStorage(): WebStorageLike & { items: Map<string, string> } {

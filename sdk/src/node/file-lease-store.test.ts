@@ -1,8 +1,8 @@
 import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { hmacSealing } from '@test/helpers/sealing.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hmacSealing } from '../../test/helpers/sealing.js';
 import { InvalidOptionError } from '../errors.js';
 import { createFileLeaseStore } from './file-lease-store.js';
 

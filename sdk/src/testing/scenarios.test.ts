@@ -1,6 +1,6 @@
-import { type RealServer, startRealServer } from '@test/helpers/real-server.js';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type RealServer, startRealServer } from '../../test/helpers/real-server.js';
 import {
   createRequestRecorder,
   mainDown,

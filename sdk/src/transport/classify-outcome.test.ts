@@ -1,6 +1,6 @@
-import { fakeToken } from '@test/helpers/fake-licensing.js';
 import { TimeoutError } from 'ky';
 import { describe, expect, it } from 'vitest';
+import { fakeToken } from '../../test/helpers/fake-licensing.js';
 import { NetworkSetupError } from '../internal/network-setup-error.js';
 import { ProxyRouteError } from '../internal/proxy-route-error.js';
 import type { FailureReason } from '../types.js';

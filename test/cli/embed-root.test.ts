@@ -4,12 +4,12 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { x509 } from '@sdk-test/helpers/x509.js';
 import { type RunningServer, startServer } from '@standby-licensing/mock-server';
-import { x509 } from '@test/helpers/x509.js';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CliIo } from './cli-io.js';
-import { runCli } from './run-cli.js';
+import type { CliIo } from '../../sdk/src/cli/cli-io.js';
+import { runCli } from '../../sdk/src/cli/run-cli.js';
 
 const API_KEY = 'embed-root-test-key';
 const NOW = new Date('2026-01-15T10:00:00.000Z');

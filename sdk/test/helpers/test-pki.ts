@@ -3,8 +3,8 @@
 // publishes JWKS entries with `x5c`, and signs lease tokens, so SDK, QA-kit and conformance tests
 // exercise the real verification path.
 import { base64url, SignJWT } from 'jose';
-import { encodeBase64 } from '../../sdk/src/internal/base64.js';
-import type { JwkSet, TrustedRoot } from '../../sdk/src/types.js';
+import { encodeBase64 } from '../../src/internal/base64.js';
+import type { JwkSet, TrustedRoot } from '../../src/types.js';
 import { x509 } from './x509.js';
 
 const DAY_MS = 86_400_000;

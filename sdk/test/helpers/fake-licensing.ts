@@ -4,7 +4,7 @@
 // from the package.
 import { KeyObject, sign } from 'node:crypto';
 import { base64url } from 'jose';
-import type { SavedLicensingState, TrustedRoot } from '../../sdk/src/types.js';
+import type { SavedLicensingState, TrustedRoot } from '../../src/types.js';
 import { createTestCa, createTestSigningKey, type TestSigningKey } from './test-pki.js';
 
 const b64 = (value: unknown) => base64url.encode(JSON.stringify(value));

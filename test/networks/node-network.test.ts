@@ -1,8 +1,11 @@
 import { closedPort } from '@test/helpers/mock-licensing.js';
 import { recordGlobalFetch } from '@test/helpers/networks/global-fetch.js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ProxyRouteError } from '../proxy-route-error.js';
-import { createNodeFetch, type NetworkSettings } from './node-network.js';
+import {
+  createNodeFetch,
+  type NetworkSettings,
+} from '../../sdk/src/internal/platform/node-network.js';
+import { ProxyRouteError } from '../../sdk/src/internal/proxy-route-error.js';
 
 const DIRECT: NetworkSettings = { proxy: undefined, ca: [] };
 const CA = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';

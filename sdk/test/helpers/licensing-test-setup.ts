@@ -1,16 +1,16 @@
 // Shared setup of the licensing client's msw unit tests (not a test file itself).
 import { HttpResponse, http } from 'msw';
-import type { IdTokenSource } from '../../sdk/src/auth/id-token-source.js';
+import type { IdTokenSource } from '../../src/auth/id-token-source.js';
 import {
   assembleLicensingClient,
   type ClientOverrides,
-} from '../../sdk/src/client/create-licensing-client.js';
-import type { LicensingEventMap } from '../../sdk/src/client-hooks.js';
-import { createMemoryLeaseStore } from '../../sdk/src/lease/memory-lease-store.js';
+} from '../../src/client/create-licensing-client.js';
+import type { LicensingEventMap } from '../../src/client-hooks.js';
+import { createMemoryLeaseStore } from '../../src/lease/memory-lease-store.js';
 import {
   type LicensingClientOptions,
   resolveLicensingClientOptions,
-} from '../../sdk/src/options/licensing-client.js';
+} from '../../src/options/licensing-client.js';
 import { answerAuthz, fakeServices, storeWithFakeKeys } from './fake-licensing.js';
 
 export const MAIN = 'http://main.test';

@@ -2,12 +2,12 @@ import { generateKeyPairSync, type KeyObject, sign } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createFakeFeed, type FakeEvent } from '@sdk-test/helpers/fake-feed.js';
 import { type RunningServer, startServer } from '@standby-licensing/mock-server';
-import { createFakeFeed, type FakeEvent } from '@test/helpers/fake-feed.js';
 import { setupServer } from 'msw/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CliIo } from './cli-io.js';
-import { runCli } from './run-cli.js';
+import type { CliIo } from '../../sdk/src/cli/cli-io.js';
+import { runCli } from '../../sdk/src/cli/run-cli.js';
 
 interface Run {
   code: number;

@@ -3,15 +3,15 @@
 // services' root (test/helpers/fake-licensing.ts), and a transport that answers JWK set requests
 // from a script. Operations that route through the strategy are not wired: these steps never do.
 import { vi } from 'vitest';
-import type { ClientContext } from '../../sdk/src/client/client-context.js';
-import { createClientKeys } from '../../sdk/src/client/client-keys.js';
-import { createEventHub } from '../../sdk/src/client-hooks.js';
-import { createLeaseState } from '../../sdk/src/lease/lease-state.js';
-import { createMemoryLeaseStore } from '../../sdk/src/lease/memory-lease-store.js';
-import { createTrustedClock } from '../../sdk/src/lease/trusted-clock.js';
-import { parseTrustedRoots } from '../../sdk/src/lease/trusted-roots.js';
-import type { LicensingTransport } from '../../sdk/src/transport/licensing-transport.js';
-import type { LeaseStore, LicensingService } from '../../sdk/src/types.js';
+import type { ClientContext } from '../../src/client/client-context.js';
+import { createClientKeys } from '../../src/client/client-keys.js';
+import { createEventHub } from '../../src/client-hooks.js';
+import { createLeaseState } from '../../src/lease/lease-state.js';
+import { createMemoryLeaseStore } from '../../src/lease/memory-lease-store.js';
+import { createTrustedClock } from '../../src/lease/trusted-clock.js';
+import { parseTrustedRoots } from '../../src/lease/trusted-roots.js';
+import type { LicensingTransport } from '../../src/transport/licensing-transport.js';
+import type { LeaseStore, LicensingService } from '../../src/types.js';
 import { fakeServices } from './fake-licensing.js';
 
 /** What {@link trustContext} takes. */

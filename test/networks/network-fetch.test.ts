@@ -1,7 +1,10 @@
 import { closedPort } from '@test/helpers/mock-licensing.js';
 import { recordGlobalFetch } from '@test/helpers/networks/global-fetch.js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createDefaultFetch, detectNetworkRuntime } from './network-fetch.js';
+import {
+  createDefaultFetch,
+  detectNetworkRuntime,
+} from '../../sdk/src/internal/platform/network-fetch.js';
 
 const CA = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
 
