@@ -17,7 +17,7 @@ const SHARED_WORKSPACES = [/^@standby-licensing\/wire$/];
 /**
  * Where the schema compiler packages are bundled in one file (the `compiler-packages` build
  * below), from dist/, the folder of every output that loads them
- * (src/http/load-compiler-package.ts).
+ * (src/validation/load-compiler-package.ts).
  */
 const COMPILER_PACKAGES_MODULE = './compiler-packages.cjs';
 
@@ -85,8 +85,8 @@ export default defineConfig([
     },
   },
   {
-    // Ajv and Fastify's two schema compilers in one CommonJS file (src/http/compiler-packages.cjs).
-    entry: { 'compiler-packages': 'src/http/compiler-packages.cjs' },
+    // Ajv and Fastify's two schema compilers in one CommonJS file (src/validation/compiler-packages.cjs).
+    entry: { 'compiler-packages': 'src/validation/compiler-packages.cjs' },
     format: ['cjs'],
     target: 'node20',
     noExternal: [/./],

@@ -1,5 +1,5 @@
 import type { FastifySchemaCompiler, FastifyServerOptions } from 'fastify';
-import { loadCompilerPackage } from './load-compiler-package.js';
+import { loadCompilerPackage } from '../validation/load-compiler-package.js';
 
 // The compiler packages (Ajv and fast-json-stringify with them) load with the first schema to
 // compile, not at start: about 25 ms of a cold start.

@@ -1,6 +1,6 @@
 import type { Ajv } from 'ajv';
 import type { FastifyInstance } from 'fastify';
-import { loadCompilerPackage } from '../http/load-compiler-package.js';
+import { loadCompilerPackage } from './load-compiler-package.js';
 
 // Ajv loads with the first schema compiled, not at start.
 let instances: { bodies: Ajv; text: Ajv } | undefined;
