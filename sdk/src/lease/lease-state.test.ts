@@ -150,6 +150,21 @@ describe('createLeaseState', () => {
       expect(clock.offsetMs).toBe(-2_500);
     });
 
+    it("resumes the clock at the store's usedUntil, or at its mark for a document without one", async () => {
+      const ahead = createMemoryLeaseStore();
+      await ahead.save(JSON.stringify(documentWith({ timeMark: T0, usedUntil: T0 + HOUR })));
+      const restarted = setup({ store: ahead });
+      await restarted.state.load();
+      // The local clock reads T0 (set back, or a quick restart): trusted time goes on from usedUntil.
+      expect(restarted.clock.now()).toBe(T0 + HOUR);
+      expect(restarted.clock.mark).toBe(T0);
+      const older = createMemoryLeaseStore();
+      await older.save(JSON.stringify(documentWith({ timeMark: T0 - HOUR })));
+      const fromMark = setup({ store: older });
+      await fromMark.state.load();
+      expect(fromMark.clock.now()).toBe(T0);
+    });
+
     it('never lowers a mark the clock already holds when restoring it', async () => {
       const store = createMemoryLeaseStore();
       await store.save(JSON.stringify(documentWith({ timeMark: T0, offsetMs: 100 })));

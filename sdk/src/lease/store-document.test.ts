@@ -249,6 +249,23 @@ describe('readStoreDocument', () => {
     }
   });
 
+  it('calls a used-until time that is not a time edited, takes both ends of the range, and reads none when absent', () => {
+    for (const usedUntil of [
+      null,
+      '1',
+      Number.NaN,
+      Number.POSITIVE_INFINITY,
+      -1,
+      MAX_TIME_MS + 1,
+    ]) {
+      expectEdited(documentWith({ usedUntil }), /its used-until time is not a time/);
+    }
+    for (const usedUntil of [0, T0 + 60_000, MAX_TIME_MS]) {
+      expect(readStoreDocument(documentWith({ usedUntil })).usedUntil).toBe(usedUntil);
+    }
+    expect('usedUntil' in readStoreDocument(documentWith())).toBe(false);
+  });
+
   it('calls a time mark earlier than the iat of a lease it holds edited, naming the item', () => {
     expectEdited(
       documentWith({ timeMark: T0 - 1 }),

@@ -30,6 +30,15 @@ describe('hardwareTextProblem', () => {
     expect(hardwareTextProblem(' ~')).toBeUndefined();
   });
 
+  it('names the position of a lone UTF-16 surrogate, first character included', () => {
+    expect(hardwareTextProblem('\uDC00pc')).toBe('contains a lone UTF-16 surrogate at position 1');
+    expect(hardwareTextProblem('pc\uD800-1')).toBe(
+      'contains a lone UTF-16 surrogate at position 3',
+    );
+    // A whole surrogate pair is a character like any other.
+    expect(hardwareTextProblem('pc-\uD83D\uDE00')).toBeUndefined();
+  });
+
   it('refuses an empty, too long or non-string value', () => {
     expect(hardwareTextProblem('')).toBe('is empty');
     expect(hardwareTextProblem('x'.repeat(257))).toBe('is 257 characters long, more than 256');
