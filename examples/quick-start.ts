@@ -153,7 +153,9 @@ export async function main(options: QuickStartOptions = {}): Promise<RenewalOutc
     hardwareId: 'workstation-42',
     version: '1.0.0',
     on: {
-      failover: () => log('  ! main failed: licensing moved to the standby'),
+      // The cause is main's error: its message says why (a stack trace per failover helps nobody).
+      failover: (e) =>
+        log(`  ! main failed: licensing moved to the standby (${(e.cause as Error).message})`),
       failback: (e) => log(`  ! back on main (${e.reason})`),
     },
   });
