@@ -184,3 +184,58 @@ describe('createLicensingTelemetry', () => {
     expect(traced.map(([event]) => event)).toEqual(['start', 'end', 'asyncStart', 'asyncEnd']);
   });
 });
+
+describe('channels held from the start (a runtime that forgets a channel no one holds)', () => {
+  /**
+   * A diagnostics_channel whose `channel(name)` hands out a new channel at every call, as Bun's
+   * does for a name whose channel was collected: a subscriber stays on the channel it subscribed.
+   */
+  function forgetfulChannels() {
+    const handedOut = new Map<string, Array<{ subscribers: Array<(m: unknown) => void> }>>();
+    const newChannel = (name: string) => {
+      const subscribers: Array<(m: unknown) => void> = [];
+      const channel = {
+        subscribers,
+        get hasSubscribers() {
+          return subscribers.length > 0;
+        },
+        publish: (message: unknown) => {
+          for (const subscriber of subscribers) subscriber(message);
+        },
+      };
+      handedOut.set(name, [...(handedOut.get(name) ?? []), channel]);
+      return channel;
+    };
+    const module = {
+      channel: newChannel,
+      tracingChannel: (name: string) => ({
+        start: newChannel(`tracing:${name}:start`),
+        end: newChannel(`tracing:${name}:end`),
+        asyncStart: newChannel(`tracing:${name}:asyncStart`),
+        asyncEnd: newChannel(`tracing:${name}:asyncEnd`),
+        error: newChannel(`tracing:${name}:error`),
+        tracePromise: <T>(fn: () => Promise<T>) => fn(),
+      }),
+    };
+    return {
+      handedOut,
+      scope: { process: { versions: { node: '20.20.0' }, getBuiltinModule: () => module } },
+    };
+  }
+
+  it('publishes on the channel it took at creation, which an app subscribed to later', () => {
+    const { handedOut, scope } = forgetfulChannels();
+    const telemetry = createLicensingTelemetry(deps, scope)!;
+    // Every channel was taken at creation, hub events and operations alike.
+    for (const name of ['failover', 'keysFetched', 'checkout', 'clockRollback']) {
+      expect(handedOut.get(`standby-licensing:${name}`)).toHaveLength(1);
+    }
+    // The app subscribes to the channel the runtime still holds for the name (the SDK's).
+    const seen: unknown[] = [];
+    handedOut.get('standby-licensing:failover')![0]!.subscribers.push((m) => seen.push(m));
+    telemetry.publish('failover', { from: 'main', to: 'standby', reason: 'timeout' });
+    expect(seen).toEqual([{ from: 'main', to: 'standby', reason: 'timeout' }]);
+    // No new channel asked for: a lookup by name would have found none with the subscriber.
+    expect(handedOut.get('standby-licensing:failover')).toHaveLength(1);
+  });
+});

@@ -4,7 +4,9 @@
 // client hands its event hub's emits here (the hub's tap) and runs its operations through it;
 // nothing below the client knows of channels. Every payload goes through safe-payload.ts. In a
 // browser it finds no channels and does nothing (decision 37).
+import type { LicensingEventMap } from '../client-hooks.js';
 import {
+  type DiagnosticsChannel,
   type DiagnosticsChannels,
   type DiagnosticsTracingChannel,
   findDiagnosticsChannels,
@@ -18,6 +20,30 @@ export const CHANNEL_PREFIX = 'standby-licensing:';
 export type TelemetryOperation = 'checkout' | 'renew' | 'restore' | 'release' | 'verify';
 
 const TRACED: ReadonlySet<TelemetryOperation> = new Set(['checkout', 'renew', 'restore']);
+
+/** Every hub event (a record, so that a new event fails to compile until it is listed). */
+const HUB_EVENTS: Record<keyof LicensingEventMap, true> = {
+  failover: true,
+  failback: true,
+  attemptFailed: true,
+  leaseRenewed: true,
+  renewFailed: true,
+  idTokenGrace: true,
+  rootExpiring: true,
+  circuitOpen: true,
+  circuitClose: true,
+  keysFetched: true,
+};
+
+/** Every channel the telemetry publishes on, less the prefix. */
+const CHANNELS: readonly string[] = [
+  ...Object.keys(HUB_EVENTS),
+  'checkout',
+  'renew',
+  'release',
+  'restore',
+  'clockRollback',
+];
 
 /** What {@link createLicensingTelemetry} needs from the client. */
 export interface TelemetryDeps {
@@ -68,21 +94,35 @@ export function createLicensingTelemetry(
   const found = findDiagnosticsChannels(scope);
   if (!found) return undefined;
   let channels: DiagnosticsChannels | undefined;
+  /**
+   * Every channel, held from the start. `node:diagnostics_channel` keeps a channel by name only
+   * while someone holds it: Bun (1.4.5) lets one go that an app subscribed to by name
+   * (`diagnostics.subscribe(name, fn)`) once it is collected, and `channel(name)` then returns a
+   * new one without the subscriber. Held here, every lookup by name finds the same one.
+   */
+  const held = new Map<string, DiagnosticsChannel>();
+  const heldTracing = new Map<TelemetryOperation, DiagnosticsTracingChannel>();
+  const take = (loaded: DiagnosticsChannels | undefined) => {
+    channels = loaded;
+    if (!loaded) return;
+    for (const name of CHANNELS) held.set(name, loaded.channel(CHANNEL_PREFIX + name));
+    for (const name of TRACED) heldTracing.set(name, loaded.tracingChannel(CHANNEL_PREFIX + name));
+  };
   // Node 20.11-20.15: the module comes a few microtasks later; the first operation waits for it.
   let loading: Promise<unknown> | undefined;
   if (found instanceof Promise) {
     loading = found.then((loaded) => {
-      channels = loaded;
+      take(loaded);
       loading = undefined;
     });
   } else {
-    channels = found;
+    take(found);
   }
   const safe = createPayloadReducer(deps.secrets);
 
   const publish = (name: string, message: () => unknown) => {
     try {
-      const channel = channels?.channel(CHANNEL_PREFIX + name);
+      const channel = held.get(name) ?? channels?.channel(CHANNEL_PREFIX + name);
       // Payloads are built only for a channel someone listens to.
       if (channel?.hasSubscribers) channel.publish(message());
     } catch {
@@ -95,11 +135,10 @@ export function createLicensingTelemetry(
     publish: (name, event) => publish(name, () => safe(event)),
     run(name, start, run) {
       if (loading) return loading.then(() => telemetry.run(name, start, run));
-      const tracing = TRACED.has(name)
-        ? channels?.tracingChannel(CHANNEL_PREFIX + name)
-        : undefined;
+      const tracing = heldTracing.get(name);
       const traced = tracing !== undefined && isTraced(tracing);
-      const heard = (channel: string) => channels?.channel(CHANNEL_PREFIX + channel).hasSubscribers;
+      const heard = (channel: string) =>
+        (held.get(channel) ?? channels?.channel(CHANNEL_PREFIX + channel))?.hasSubscribers;
       // No one listens: the operation's own promise, not one tick later (callers and tests that
       // read state right after an event see what they saw without telemetry).
       if (!traced && !heard(name) && !heard('clockRollback')) return run();
