@@ -48,15 +48,23 @@ function countingFetch(mainUrl: string) {
   return { counts, fetch: counted };
 }
 
+/**
+ * The reference client's standby: its main is the standby itself, which answers, so its standby is
+ * never asked (and the client refuses a standby URL equal to the main one, issue 33). Port 9 is
+ * discard: nothing listens there.
+ */
+const UNASKED_STANDBY = 'http://127.0.0.1:9/standby';
+
 function makeClient(
   setup: Setup,
   mainUrl: string,
   failover: FailoverOptions,
   fetchImpl: typeof fetch = fetch,
 ): LicensingClient {
+  const { standbyUrl } = setup.server.info;
   return createLicensingClient({
     mainUrl,
-    standbyUrl: setup.server.info.standbyUrl,
+    standbyUrl: mainUrl === standbyUrl ? UNASKED_STANDBY : standbyUrl,
     auth: { idToken: () => setup.idToken },
     trust: { rootCertificates: setup.roots },
     hardwareId: 'hw-1',
