@@ -9,4 +9,10 @@ export {
   parseAuthzRequest,
 } from './parse-authz-request.js';
 export { type AuthzEcho, parseEchoParameters } from './parse-echo-parameters.js';
+export {
+  STANDBY_EVENT_SOURCE,
+  type StandbyUsageEvent,
+  type StandbyUsageRow,
+  summarizeStandbyUsage,
+} from './standby-usage.js';
 export { LEASE_CLAIM_NAMES, RESERVED_ITEM_NAMES, RESERVED_PARAMETERS } from './wire-names.js';

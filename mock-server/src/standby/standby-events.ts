@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import type { AuthzRequest } from '@standby-licensing/wire';
+import { type AuthzRequest, STANDBY_EVENT_SOURCE } from '@standby-licensing/wire';
 import type { Caller } from '../auth/authenticate.js';
 import type { EventStore } from '../store/event-store.js';
 import type { Outbox, OutboxEvent } from '../store/outbox.js';
 
 /** `eventSourceId` of every event the standby writes (docs/protocol.md "Events of the standby"). */
-export const STANDBY_EVENT_SOURCE = 'standby';
+export { STANDBY_EVENT_SOURCE };
 
 /** `eventObjectType` of the standby's events: the caller the lease went to. */
 export const CONSUMER_OBJECT_TYPE = 'consumer';

@@ -1,15 +1,23 @@
+import {
+  STANDBY_EVENT_SOURCE as SOURCE,
+  summarizeStandbyUsage as summarize,
+} from '@standby-licensing/wire';
 import { LicensingError } from '../errors.js';
 import type { EventBase } from './event-kinds.js';
-import { type EventTimestamp, timestampFromDate, timestampFromDigits } from './timestamp.js';
+import { type EventTimestamp, timestampFromDate } from './timestamp.js';
 
 /** `eventSourceId` of the standby's lease events: the feed `summarizeStandbyUsage` reads. */
-export const STANDBY_EVENT_SOURCE = 'standby';
+export const STANDBY_EVENT_SOURCE: 'standby' = SOURCE;
 
 /** The kinds of standby lease events, one per lease granted, renewed or released. */
 export type StandbyLeaseEventType =
   | 'StandbyLeaseGranted'
   | 'StandbyLeaseRenewed'
   | 'StandbyLeaseReleased';
+
+// The published declarations never name the private wire workspace, so the row is declared here
+// as well as in wire: `summarizeStandbyUsage` returns wire's rows as these, which fails to compile
+// when the two drift apart.
 
 /**
  * One consumer's use of one item, as the standby granted it (DECISIONS "Outage usage"). What the
@@ -59,8 +67,6 @@ export type StandbyUsageEvent = Pick<EventBase, 'eventType' | 'eventSourceId'> &
   data?: unknown;
 };
 
-const NS_PER_MS = 1_000_000n;
-
 function bound(value: Date | EventTimestamp | undefined, name: string): bigint | undefined {
   if (value === undefined) return undefined;
   if (typeof value === 'bigint') return value;
@@ -69,40 +75,6 @@ function bound(value: Date | EventTimestamp | undefined, name: string): bigint |
     'INVALID_ARGUMENT',
     `${name} is neither a Date nor a bigint timestamp (nanoseconds since the epoch). Pass one of them.`,
   );
-}
-
-function receivedOf(event: StandbyUsageEvent): bigint | undefined {
-  if (typeof event.eventReceived === 'bigint') return event.eventReceived;
-  return timestampFromDigits(event.eventReceived_str);
-}
-
-function finite(value: unknown): number | undefined {
-  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
-}
-
-function text(value: unknown): string | undefined {
-  return typeof value === 'string' && value !== '' ? value : undefined;
-}
-
-interface Tally {
-  row: StandbyUsageRow;
-  hw: Set<string>;
-  /** Grant `iat`s, seconds: the smallest is `firstGrant`. */
-  firstGrant: number | undefined;
-  lastExp: number | undefined;
-  /** Lease time in whole milliseconds: integers add up the same in any order, floats do not. */
-  leaseMs: number;
-}
-
-interface Lease {
-  consumer: string;
-  item: string | undefined;
-  /** Earliest `iat` of its grant and renewals, in seconds. */
-  start: number | undefined;
-  /** Latest `exp`, in seconds. */
-  end: number | undefined;
-  /** Earliest release, in seconds (its event's `eventReceived`). */
-  releasedAt: number | undefined;
 }
 
 /**
@@ -137,128 +109,5 @@ export function summarizeStandbyUsage(
   events: Iterable<StandbyUsageEvent>,
   options: StandbyUsageOptions = {},
 ): StandbyUsageRow[] {
-  const from = bound(options.from, 'from');
-  const to = bound(options.to, 'to');
-  const tallies = new Map<string, Tally>();
-  const leases = new Map<string, Lease>();
-  // Releases are placed once every event is read: their item may be known only from the grant.
-  const releases: Array<{ consumer: string; leaseKey?: string; item?: string; hw?: string }> = [];
-
-  const tallyOf = (consumer: string, item: string): Tally => {
-    const key = `${consumer}\n${item}`;
-    let tally = tallies.get(key);
-    if (!tally) {
-      tally = {
-        row: {
-          consumer,
-          item,
-          granted: 0,
-          renewed: 0,
-          released: 0,
-          firstGrant: null,
-          lastExp: null,
-          leaseHours: 0,
-          devices: 0,
-          graceGrants: 0,
-        },
-        hw: new Set(),
-        firstGrant: undefined,
-        lastExp: undefined,
-        leaseMs: 0,
-      };
-      tallies.set(key, tally);
-    }
-    return tally;
-  };
-
-  for (const event of events) {
-    if (event.eventSourceId !== STANDBY_EVENT_SOURCE) continue;
-    const type = event.eventType;
-    if (
-      type !== 'StandbyLeaseGranted' &&
-      type !== 'StandbyLeaseRenewed' &&
-      type !== 'StandbyLeaseReleased'
-    ) {
-      continue;
-    }
-    const received = receivedOf(event);
-    if (from !== undefined && (received === undefined || received < from)) continue;
-    if (to !== undefined && (received === undefined || received >= to)) continue;
-    const consumer = text(event.eventObjectId);
-    if (consumer === undefined) continue;
-    const data = (
-      typeof event.data === 'object' && event.data !== null ? event.data : {}
-    ) as Record<string, unknown>;
-    const leaseId = text(data.leaseId);
-    const item = text(data.licensedItemName);
-    const iat = finite(data.iat);
-    const exp = finite(data.exp);
-    const hw = text(data.hw);
-    const leaseKey = leaseId === undefined ? undefined : `${consumer}\n${leaseId}`;
-
-    if (type === 'StandbyLeaseReleased') {
-      releases.push({
-        consumer,
-        ...(leaseKey === undefined ? {} : { leaseKey }),
-        ...(item === undefined ? {} : { item }),
-        ...(hw === undefined ? {} : { hw }),
-      });
-      if (leaseKey === undefined || received === undefined) continue;
-      const at = Number(received / NS_PER_MS) / 1000;
-      const lease = leases.get(leaseKey);
-      if (lease) lease.releasedAt = Math.min(lease.releasedAt ?? at, at);
-      else
-        leases.set(leaseKey, { consumer, item, start: undefined, end: undefined, releasedAt: at });
-      continue;
-    }
-
-    const tally = tallyOf(consumer, item ?? '');
-    if (hw !== undefined) tally.hw.add(hw);
-    if (exp !== undefined) tally.lastExp = Math.max(tally.lastExp ?? exp, exp);
-    if (type === 'StandbyLeaseGranted') {
-      tally.row.granted++;
-      if (iat !== undefined) tally.firstGrant = Math.min(tally.firstGrant ?? iat, iat);
-      if ((finite(data.idTokenGraceSeconds) ?? 0) > 0) tally.row.graceGrants++;
-    } else {
-      tally.row.renewed++;
-    }
-    if (leaseKey === undefined) continue;
-    const lease = leases.get(leaseKey);
-    if (!lease) {
-      leases.set(leaseKey, { consumer, item, start: iat, end: exp, releasedAt: undefined });
-      continue;
-    }
-    lease.item ??= item;
-    if (iat !== undefined) lease.start = Math.min(lease.start ?? iat, iat);
-    if (exp !== undefined) lease.end = Math.max(lease.end ?? exp, exp);
-  }
-
-  for (const release of releases) {
-    const lease = release.leaseKey === undefined ? undefined : leases.get(release.leaseKey);
-    const tally = tallyOf(release.consumer, release.item ?? lease?.item ?? '');
-    tally.row.released++;
-    if (release.hw !== undefined) tally.hw.add(release.hw);
-  }
-  for (const lease of leases.values()) {
-    if (lease.start === undefined) continue;
-    const until =
-      lease.releasedAt === undefined
-        ? lease.end
-        : Math.min(lease.releasedAt, lease.end ?? lease.releasedAt);
-    if (until === undefined || until <= lease.start) continue;
-    tallyOf(lease.consumer, lease.item ?? '').leaseMs += Math.round((until - lease.start) * 1000);
-  }
-
-  const rows: StandbyUsageRow[] = [];
-  for (const tally of tallies.values()) {
-    const { row } = tally;
-    row.devices = tally.hw.size;
-    row.leaseHours = tally.leaseMs / 3_600_000;
-    if (tally.firstGrant !== undefined) row.firstGrant = new Date(tally.firstGrant * 1000);
-    if (tally.lastExp !== undefined) row.lastExp = new Date(tally.lastExp * 1000);
-    rows.push(row);
-  }
-  return rows.sort((a, b) =>
-    a.consumer < b.consumer ? -1 : a.consumer > b.consumer ? 1 : a.item < b.item ? -1 : 1,
-  );
+  return summarize(events, { from: bound(options.from, 'from'), to: bound(options.to, 'to') });
 }
