@@ -1,16 +1,13 @@
 // checkoutProducts(): main's product checkout, never the standby.
 
 import { HttpResponse, http } from 'msw';
-import { setupServer } from 'msw/node';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { signAs } from '../../test/helpers/fake-licensing.js';
 import { fakeIdTokens, MAIN, makeClient, NOW } from '../../test/helpers/licensing-test-setup.js';
+import { useMswServer } from '../../test/helpers/msw-server.js';
 import { rejection } from '../../test/helpers/rejection.js';
 
-const server = setupServer();
-beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
-afterEach(() => server.resetHandlers());
-afterAll(() => server.close());
+const server = useMswServer();
 
 describe('checkoutProducts', () => {
   it('POSTs the products to main with the ID token and verifies granted JWTs', async () => {

@@ -1,15 +1,12 @@
 // checkout(): the wire format, verified leases in request order, denials, bad arguments. The
 // failover around it is tested in failover/strategy-a.test.ts and strategy-b.test.ts.
 
-import { setupServer } from 'msw/node';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { authzHandler, HASH, makeClient, NOW } from '../../test/helpers/licensing-test-setup.js';
+import { useMswServer } from '../../test/helpers/msw-server.js';
 import { rejection } from '../../test/helpers/rejection.js';
 
-const server = setupServer();
-beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
-afterEach(() => server.resetHandlers());
-afterAll(() => server.close());
+const server = useMswServer();
 
 describe('checkout on a healthy main service', () => {
   it('sends the wire format and returns verified leases in request order', async () => {

@@ -1,14 +1,11 @@
 // release(): the release's wire format; the store keeps a lease until a service answered (see
 // test/trust/quitting-offline.test.ts for the offline side).
 
-import { setupServer } from 'msw/node';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { authzHandler, makeClient } from '../../test/helpers/licensing-test-setup.js';
+import { useMswServer } from '../../test/helpers/msw-server.js';
 
-const server = setupServer();
-beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
-afterEach(() => server.resetHandlers());
-afterAll(() => server.close());
+const server = useMswServer();
 
 describe('release', () => {
   it('releases with release&<id> and no longer holds the lease', async () => {

@@ -1,14 +1,11 @@
 // renew(): the renewal's wire format, the same lease id, the leaseRenewed hook.
 
-import { setupServer } from 'msw/node';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { authzHandler, makeClient } from '../../test/helpers/licensing-test-setup.js';
+import { useMswServer } from '../../test/helpers/msw-server.js';
 import { rejection } from '../../test/helpers/rejection.js';
 
-const server = setupServer();
-beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
-afterEach(() => server.resetHandlers());
-afterAll(() => server.close());
+const server = useMswServer();
 
 describe('renew', () => {
   it('renews with <item>=;leaseId and keeps the lease id', async () => {

@@ -1,15 +1,12 @@
 // restore(): the leases a store keeps, verified again with no network call. Against a real mock
 // server, with file stores and killed processes: test/licensing/restore.test.ts and test/trust/.
 
-import { setupServer } from 'msw/node';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { authzHandler, makeClient, seededStore } from '../../test/helpers/licensing-test-setup.js';
+import { useMswServer } from '../../test/helpers/msw-server.js';
 import { rejection } from '../../test/helpers/rejection.js';
 
-const server = setupServer();
-beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
-afterEach(() => server.resetHandlers());
-afterAll(() => server.close());
+const server = useMswServer();
 
 /** A store holding one ItemA lease from main, checked out by device H1. */
 async function storeWithLease() {

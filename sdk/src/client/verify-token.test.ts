@@ -1,16 +1,13 @@
 // verify(): a stored token verified again against its own service's keys.
 
 import { HttpResponse, http } from 'msw';
-import { setupServer } from 'msw/node';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { fakeServices } from '../../test/helpers/fake-licensing.js';
 import { authzHandler, MAIN, makeClient } from '../../test/helpers/licensing-test-setup.js';
+import { useMswServer } from '../../test/helpers/msw-server.js';
 import { rejection } from '../../test/helpers/rejection.js';
 
-const server = setupServer();
-beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
-afterEach(() => server.resetHandlers());
-afterAll(() => server.close());
+const server = useMswServer();
 
 describe('verify', () => {
   it('re-verifies a stored token against the service named by iss', async () => {

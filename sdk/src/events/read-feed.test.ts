@@ -1,17 +1,14 @@
 import fc from 'fast-check';
 import { HttpResponse, http } from 'msw';
-import { setupServer } from 'msw/node';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createFakeFeed, feedBody, makeEvents } from '../../test/helpers/fake-feed.js';
+import { useMswServer } from '../../test/helpers/msw-server.js';
 import { ApiResponseError, LicensingError } from '../errors.js';
 import { createEventClient } from './create-event-client.js';
 import type { ReadOptions } from './read-feed.js';
 
 const eventUrl = 'http://events.test/events';
-const server = setupServer();
-beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
-afterEach(() => server.resetHandlers());
-afterAll(() => server.close());
+const server = useMswServer();
 
 const client = (pageSize = 10) =>
   createEventClient({ eventUrl, auth: { token: () => 'read-token' }, pageSize });
