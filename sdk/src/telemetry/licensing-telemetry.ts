@@ -93,7 +93,6 @@ export function createLicensingTelemetry(
 ): LicensingTelemetry | undefined {
   const found = findDiagnosticsChannels(scope);
   if (!found) return undefined;
-  let channels: DiagnosticsChannels | undefined;
   /**
    * Every channel, held from the start. `node:diagnostics_channel` keeps a channel by name only
    * while someone holds it: Bun (1.4.5) lets one go that an app subscribed to by name
@@ -103,7 +102,6 @@ export function createLicensingTelemetry(
   const held = new Map<string, DiagnosticsChannel>();
   const heldTracing = new Map<TelemetryOperation, DiagnosticsTracingChannel>();
   const take = (loaded: DiagnosticsChannels | undefined) => {
-    channels = loaded;
     if (!loaded) return;
     for (const name of CHANNELS) held.set(name, loaded.channel(CHANNEL_PREFIX + name));
     for (const name of TRACED) heldTracing.set(name, loaded.tracingChannel(CHANNEL_PREFIX + name));
@@ -122,7 +120,7 @@ export function createLicensingTelemetry(
 
   const publish = (name: string, message: () => unknown) => {
     try {
-      const channel = held.get(name) ?? channels?.channel(CHANNEL_PREFIX + name);
+      const channel = held.get(name);
       // Payloads are built only for a channel someone listens to.
       if (channel?.hasSubscribers) channel.publish(message());
     } catch {
@@ -137,8 +135,7 @@ export function createLicensingTelemetry(
       if (loading) return loading.then(() => telemetry.run(name, start, run));
       const tracing = heldTracing.get(name);
       const traced = tracing !== undefined && isTraced(tracing);
-      const heard = (channel: string) =>
-        (held.get(channel) ?? channels?.channel(CHANNEL_PREFIX + channel))?.hasSubscribers;
+      const heard = (channel: string) => held.get(channel)?.hasSubscribers;
       // No one listens: the operation's own promise, not one tick later (callers and tests that
       // read state right after an event see what they saw without telemetry).
       if (!traced && !heard(name) && !heard('clockRollback')) return run();
